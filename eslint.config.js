@@ -1,0 +1,29 @@
+// Lint rules: the recommended sets, type-aware for src so promise mistakes surface.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'data/', 'templates/', 'coverage/'] },
+  js.configs.recommended,
+  { languageOptions: { globals: { ...globals.node } } },
+  ...tseslint.configs.recommended,
+  {
+    files: ['src/**/*.ts'],
+    languageOptions: { parserOptions: { project: './tsconfig.json' } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+    },
+  },
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings through src/config/settings.ts.' }],
+    },
+  },
+  {
+    files: ['src/config/settings.ts', 'test/**', 'bench/**', 'scripts/**', 'src/cli/**', 'src/steps/**/sandbox*.ts'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);

@@ -1,0 +1,120 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AppError } from '../errors.js';
+import { tenants, users, type Db, type UserRow } from '../store/index.js';
+import { hashPassword, randomPassword, verifyPassword } from './passwords.js';
+import { type Scope, scopes, SYSTEM_TENANT } from './principal.js';
+
+export const OPERATOR_TENANT = '';
+const namePattern = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
+
+/** A user as shown by the CLI: never the hash. */
+export interface UserView {
+  name: string;
+  tenant: string | null;
+  project: string | null;
+  scope: Scope;
+  operator: boolean;
+  created: string;
+}
+
+function view(row: UserRow): UserView {
+  return {
+    name: row.name,
+    tenant: row.operator ? null : row.tenant,
+    project: row.operator ? null : row.project,
+    scope: row.scope as Scope,
+    operator: row.operator === 1,
+    created: new Date(row.created).toISOString(),
+  };
+}
+
+// Verifying against this keeps the time of "unknown user" equal to "wrong password".
+let dummyHash: Promise<string> | undefined;
+
+/** The grant a token request may receive, after the password and entitlements check. */
+export interface Grant {
+  user: string;
+  tenant: string;
+  project: string;
+  scope: Scope;
+  operator: boolean;
+}
+
+/** Checks a password grant for tenant/project/scope; throws invalid_grant or invalid_scope. */
+export async function authenticate(db: Db, req: { tenant: string; username: string; password: string; project: string; scope: string }): Promise<Grant> {
+  if (!scopes.includes(req.scope as Scope)) {
+    throw new AppError('invalid_scope', `scope must be one of ${scopes.join(', ')}`);
+  }
+  const scope = req.scope as Scope;
+  const row = (await users.findUser(db.kysely, req.tenant, req.username)) ?? (await users.findUser(db.kysely, OPERATOR_TENANT, req.username));
+  dummyHash ??= hashPassword(randomPassword());
+  const ok = await verifyPassword(req.password, row?.password_hash ?? (await dummyHash));
+  if (!row || !ok) throw new AppError('invalid_grant', 'user name or password is wrong');
+
+  if (row.operator === 1) {
+    if (req.tenant !== SYSTEM_TENANT) {
+      const project = await tenants.findProject(db.kysely, req.tenant, req.project);
+      if (!project) throw new AppError('invalid_grant', `tenant ${req.tenant} has no project ${req.project}`);
+    }
+    return { user: row.name, tenant: req.tenant, project: req.project, scope, operator: req.tenant === SYSTEM_TENANT && scope === 'admin' };
+  }
+  if (row.project !== req.project) throw new AppError('invalid_grant', `user is not entitled to project ${req.project}`);
+  if (scope === 'admin' && row.scope !== 'admin') throw new AppError('invalid_scope', 'user does not hold scope admin');
+  return { user: row.name, tenant: row.tenant, project: row.project, scope, operator: false };
+}
+
+/** Adds a tenant user bound to one project with a scope (admin implies jobs). */
+export async function addUser(db: Db, input: { name: string; tenant: string; project: string; scope: string; password: string }): Promise<UserView> {
+  if (!namePattern.test(input.name)) throw new AppError('bad_request', 'user name must be 1-128 of A-Z a-z 0-9 . _ @ -');
+  if (!scopes.includes(input.scope as Scope)) throw new AppError('bad_request', `scope must be one of ${scopes.join(', ')}`);
+  if (input.password.length < 8) throw new AppError('bad_request', 'password must have at least 8 characters');
+  const project = await tenants.findProject(db.kysely, input.tenant, input.project);
+  if (!project) throw new AppError('not_found', `tenant ${input.tenant} with project ${input.project} not found`);
+  const row: UserRow = {
+    name: input.name,
+    tenant: input.tenant,
+    project: input.project,
+    scope: input.scope,
+    password_hash: await hashPassword(input.password),
+    operator: 0,
+    created: Date.now(),
+  };
+  if (!(await users.insertUser(db.kysely, row))) throw new AppError('conflict', `user ${input.name} exists in tenant ${input.tenant}`);
+  return view(row);
+}
+
+/** Lists users (optionally of one tenant). */
+export async function listUsers(db: Db, tenant?: string): Promise<UserView[]> {
+  return (await users.listUsers(db.kysely, tenant)).map(view);
+}
+
+/** Removes a tenant user, or an operator when tenant is omitted. */
+export async function removeUser(db: Db, name: string, tenant?: string): Promise<void> {
+  if (!(await users.deleteUser(db.kysely, tenant ?? OPERATOR_TENANT, name))) {
+    throw new AppError('not_found', `user ${name} not found${tenant ? ` in tenant ${tenant}` : ''}`);
+  }
+}
+
+/**
+ * First start: with no users at all, creates the operator `admin`. The password is the
+ * configured one, else random, printed once and written to `<data>/initial-admin-password`.
+ */
+export async function bootstrapOperator(db: Db, opts: { password: string | null; dataDir: string; print: (line: string) => void }): Promise<boolean> {
+  if ((await users.countUsers(db.kysely)) > 0) return false;
+  const password = opts.password ?? randomPassword();
+  const inserted = await users.insertUser(db.kysely, {
+    name: 'admin',
+    tenant: OPERATOR_TENANT,
+    project: OPERATOR_TENANT,
+    scope: 'admin',
+    password_hash: await hashPassword(password),
+    operator: 1,
+    created: Date.now(),
+  });
+  if (!inserted || opts.password !== null) return inserted;
+  const file = join(opts.dataDir, 'initial-admin-password');
+  await writeFile(file, password + '\n', { mode: 0o600 });
+  opts.print(`created operator "admin" with password ${password} (also in ${file})`);
+  return true;
+}

@@ -1,0 +1,49 @@
+import { InvalidSettingsError } from '../config/settings.js';
+import { migrateCommand } from './migrate.js';
+import { serveCommand } from './serve.js';
+import { usersCommand } from './users.js';
+
+const usage = `usage: pressroom <command> [options]
+
+commands:
+  serve [--role all|api|worker]     run the service (default role: all)
+  migrate                           apply database migrations and exit
+  users add <name> --tenant T --project P --scope jobs|admin [--password-stdin]
+  users list [--tenant T]
+  users remove <name> [--tenant T]  (without --tenant: an operator)
+
+Settings come from PRESSROOM_* environment variables; see docs/configuration.md.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serveCommand(rest);
+    case 'migrate':
+      return migrateCommand(rest);
+    case 'users':
+      return usersCommand(rest);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(usage + '\n');
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`unknown command "${command}"\n${usage}\n`);
+      return 2;
+  }
+}
+
+try {
+  const code = await main(process.argv.slice(2));
+  if (code !== 0 || process.argv[2] !== 'serve') process.exitCode = code;
+} catch (err) {
+  if (err instanceof InvalidSettingsError) {
+    process.stderr.write(err.message + '\n');
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`${(err as Error).message ?? String(err)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,29 @@
+import { parseArgs } from 'node:util';
+import { loadSettings } from '../config/settings.js';
+import { startServer } from '../server.js';
+
+/** `pressroom serve`: runs until SIGTERM or SIGINT, then stops cleanly. */
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { role: { type: 'string' } } });
+  const role = values.role;
+  if (role !== undefined && role !== 'all' && role !== 'api' && role !== 'worker') {
+    process.stderr.write('--role must be all, api or worker\n');
+    return 2;
+  }
+  const settings = loadSettings(process.env, role ? { role } : {});
+  const server = await startServer(settings);
+  server.ctx.logger.info({ url: server.url, role: settings.role, database: settings.databaseUrl ? 'postgres' : 'sqlite', data: settings.dataDir }, 'pressroom started');
+  if (server.url) process.stdout.write(`pressroom listening on ${server.url} (rendering ${server.url}/rest, tokens ${server.url}/auth)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      server.ctx.logger.info({ signal }, 'stopping');
+      server.stop().then(resolve, (err: unknown) => {
+        server.ctx.logger.error({ err }, 'error while stopping');
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return 0;
+}

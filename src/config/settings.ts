@@ -1,0 +1,206 @@
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+
+/**
+ * Every service setting, read once from the environment, validated with all
+ * problems reported together, then frozen. Nothing else reads `process.env`.
+ * docs/configuration.md lists the same table; a test keeps the two in step.
+ */
+export interface Settings {
+  /** Interface to listen on. @defaultValue 127.0.0.1 */
+  readonly host: string;
+  /** TCP port; 0 picks a free one. @defaultValue 8080 */
+  readonly port: number;
+  /** Folder for the SQLite file, blobs and the initial admin password. @defaultValue ./data */
+  readonly dataDir: string;
+  /** `postgres://…` selects PostgreSQL; empty means SQLite under dataDir. */
+  readonly databaseUrl: string | null;
+  /** PostgreSQL schema to use (tests give each run its own). @defaultValue public */
+  readonly databaseSchema: string;
+  /** Blob store location: empty means files under dataDir/blobs; `file:///path` another folder. */
+  readonly blobUrl: string | null;
+  /** Which roles this process runs. @defaultValue all */
+  readonly role: 'all' | 'api' | 'worker';
+  /** Password for the bootstrap operator `admin`; random when unset. */
+  readonly adminPassword: string | null;
+  /** HMAC secret for JWTs; generated once and kept in the store when unset. */
+  readonly jwtSecret: string | null;
+  /** Token lifetime in seconds. @defaultValue 3600 */
+  readonly tokenTtlSeconds: number;
+  /** `iss` claim of issued tokens. @defaultValue pressroom */
+  readonly jwtIssuer: string;
+  /** `aud` claim of issued tokens. @defaultValue pressroom */
+  readonly jwtAudience: string;
+  /** Largest request body in bytes. @defaultValue 104857600 (100 MiB) */
+  readonly bodyLimit: number;
+  /** pino log level. @defaultValue info */
+  readonly logLevel: string;
+  /** Service-wide profiles, e.g. `trace`. */
+  readonly profiles: readonly string[];
+  /** Render processes per worker. @defaultValue number of cores */
+  readonly renderThreads: number;
+  /** Longest a single render may run before it is stopped. @defaultValue 60000 */
+  readonly renderTimeoutMs: number;
+  /** Tickets one worker process runs at once. @defaultValue 2 × renderThreads */
+  readonly workerConcurrency: number;
+  /** How long a claimed step may run without renewing its lease. @defaultValue 30000 */
+  readonly leaseMs: number;
+  /** How often an idle worker looks for due tickets. @defaultValue 500 */
+  readonly pollMs: number;
+  /** Addresses, CIDRs or host names outgoing requests may reach although private. */
+  readonly allowPrivateAddresses: readonly string[];
+  /** Largest ZIP accepted by repository tree upload or render intake, uncompressed. @defaultValue 268435456 */
+  readonly zipMaxBytes: number;
+  /** Most entries in such a ZIP. @defaultValue 10000 */
+  readonly zipMaxEntries: number;
+}
+
+interface Definition<K extends keyof Settings> {
+  env: string;
+  doc: string;
+  parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => Settings[K];
+}
+
+type Definitions = { [K in keyof Settings]: Definition<K> };
+
+class SettingError extends Error {}
+
+function int(name: string, fallback: number, min: number, max: number) {
+  return (raw: string | undefined): number => {
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new SettingError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    }
+    return n;
+  };
+}
+
+function str(fallback: string) {
+  return (raw: string | undefined): string => (raw === undefined || raw === '' ? fallback : raw);
+}
+
+function optional(raw: string | undefined): string | null {
+  return raw === undefined || raw === '' ? null : raw;
+}
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+const cores = availableParallelism();
+
+export const definitions: Definitions = {
+  host: { env: 'PRESSROOM_HOST', doc: 'Interface to listen on.', parse: str('127.0.0.1') },
+  port: { env: 'PRESSROOM_PORT', doc: 'TCP port (0 picks a free one).', parse: int('PRESSROOM_PORT', 8080, 0, 65535) },
+  dataDir: {
+    env: 'PRESSROOM_DATA',
+    doc: 'Folder for the SQLite database, file blobs and the initial admin password.',
+    parse: (raw) => resolve(raw || './data'),
+  },
+  databaseUrl: {
+    env: 'PRESSROOM_DATABASE_URL',
+    doc: '`postgres://…` runs on PostgreSQL; unset runs on SQLite under the data folder.',
+    parse: (raw) => {
+      const v = optional(raw);
+      if (v !== null && !/^postgres(ql)?:\/\//.test(v)) {
+        throw new SettingError('PRESSROOM_DATABASE_URL must start with postgres:// or postgresql://');
+      }
+      return v;
+    },
+  },
+  databaseSchema: {
+    env: 'PRESSROOM_DATABASE_SCHEMA',
+    doc: 'PostgreSQL schema holding pressroom tables.',
+    parse: (raw) => {
+      const v = raw || 'public';
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(v)) throw new SettingError('PRESSROOM_DATABASE_SCHEMA must be a plain lower-case identifier');
+      return v;
+    },
+  },
+  blobUrl: {
+    env: 'PRESSROOM_BLOB_URL',
+    doc: 'Blob store: unset keeps files under `<data>/blobs`; `file:///path` uses another (shared) folder.',
+    parse: (raw) => {
+      const v = optional(raw);
+      if (v !== null && !v.startsWith('file://')) throw new SettingError('PRESSROOM_BLOB_URL must be a file:// URL');
+      return v;
+    },
+  },
+  role: {
+    env: 'PRESSROOM_ROLE',
+    doc: 'Roles of this process: `all`, `api` or `worker` (the `--role` option overrides it).',
+    parse: (raw) => {
+      const v = raw || 'all';
+      if (v !== 'all' && v !== 'api' && v !== 'worker') throw new SettingError('PRESSROOM_ROLE must be all, api or worker');
+      return v;
+    },
+  },
+  adminPassword: { env: 'PRESSROOM_ADMIN_PASSWORD', doc: 'Password of the bootstrap operator `admin` (first start only).', parse: optional },
+  jwtSecret: {
+    env: 'PRESSROOM_JWT_SECRET',
+    doc: 'HMAC key for access tokens (at least 32 characters); generated and stored once when unset.',
+    parse: (raw) => {
+      const v = optional(raw);
+      if (v !== null && v.length < 32) throw new SettingError('PRESSROOM_JWT_SECRET must be at least 32 characters');
+      return v;
+    },
+  },
+  tokenTtlSeconds: { env: 'PRESSROOM_TOKEN_TTL_SECONDS', doc: 'Access token lifetime in seconds.', parse: int('PRESSROOM_TOKEN_TTL_SECONDS', 3600, 60, 31_536_000) },
+  jwtIssuer: { env: 'PRESSROOM_JWT_ISSUER', doc: '`iss` claim of access tokens.', parse: str('pressroom') },
+  jwtAudience: { env: 'PRESSROOM_JWT_AUDIENCE', doc: '`aud` claim of access tokens.', parse: str('pressroom') },
+  bodyLimit: { env: 'PRESSROOM_BODY_LIMIT', doc: 'Largest request body in bytes (413 above).', parse: int('PRESSROOM_BODY_LIMIT', 100 * 1024 * 1024, 1024, 2 ** 31 - 1) },
+  logLevel: {
+    env: 'PRESSROOM_LOG_LEVEL',
+    doc: 'Log level: fatal, error, warn, info, debug, trace or silent.',
+    parse: (raw) => {
+      const v = raw || 'info';
+      if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(v)) throw new SettingError(`PRESSROOM_LOG_LEVEL "${v}" is not a level`);
+      return v;
+    },
+  },
+  profiles: { env: 'PRESSROOM_PROFILES', doc: 'Comma-separated service profiles; `trace` adds webhook response bodies to ticket messages.', parse: list },
+  renderThreads: { env: 'PRESSROOM_RENDER_THREADS', doc: 'Render processes per worker (default: number of cores).', parse: int('PRESSROOM_RENDER_THREADS', cores, 1, 256) },
+  renderTimeoutMs: { env: 'PRESSROOM_RENDER_TIMEOUT_MS', doc: 'Longest one render may run; a longer one is stopped and the ticket fails.', parse: int('PRESSROOM_RENDER_TIMEOUT_MS', 60_000, 100, 3_600_000) },
+  workerConcurrency: {
+    env: 'PRESSROOM_WORKER_CONCURRENCY',
+    doc: 'Tickets one worker process runs at once (default: twice the render processes).',
+    parse: (raw, env) => int('PRESSROOM_WORKER_CONCURRENCY', 2 * int('PRESSROOM_RENDER_THREADS', cores, 1, 256)(env.PRESSROOM_RENDER_THREADS), 1, 1024)(raw),
+  },
+  leaseMs: { env: 'PRESSROOM_LEASE_MS', doc: 'Lease of a running step; another worker takes over a ticket whose lease ran out.', parse: int('PRESSROOM_LEASE_MS', 30_000, 1000, 3_600_000) },
+  pollMs: { env: 'PRESSROOM_POLL_MS', doc: 'How often an idle worker looks for due tickets (new tickets also wake it at once).', parse: int('PRESSROOM_POLL_MS', 500, 10, 60_000) },
+  allowPrivateAddresses: {
+    env: 'PRESSROOM_ALLOW_PRIVATE_ADDRESSES',
+    doc: 'Comma-separated addresses, CIDRs or host names that webhooks and media downloads may reach although loopback or private.',
+    parse: list,
+  },
+  zipMaxBytes: { env: 'PRESSROOM_ZIP_MAX_BYTES', doc: 'Most uncompressed bytes accepted from one ZIP.', parse: int('PRESSROOM_ZIP_MAX_BYTES', 256 * 1024 * 1024, 1024, 2 ** 40) },
+  zipMaxEntries: { env: 'PRESSROOM_ZIP_MAX_ENTRIES', doc: 'Most entries accepted in one ZIP.', parse: int('PRESSROOM_ZIP_MAX_ENTRIES', 10_000, 1, 1_000_000) },
+};
+
+/** Thrown when the environment holds invalid settings; lists every problem. */
+export class InvalidSettingsError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid settings:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+/** Reads and validates every setting; `overrides` wins over the environment (tests, CLI flags). */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Settings> = {}): Settings {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [key, def] of Object.entries(definitions) as [keyof Settings, Definition<keyof Settings>][]) {
+    if (key in overrides) {
+      out[key] = overrides[key];
+      continue;
+    }
+    try {
+      out[key] = def.parse(env[def.env], env);
+    } catch (err) {
+      if (err instanceof SettingError) problems.push(err.message);
+      else throw err;
+    }
+  }
+  if (problems.length > 0) throw new InvalidSettingsError(problems);
+  return Object.freeze(out) as unknown as Settings;
+}

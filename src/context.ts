@@ -1,0 +1,52 @@
+import pino, { type Logger } from 'pino';
+import { TokenService } from './auth/index.js';
+import { openBlobStore, type BlobStore } from './blobs/index.js';
+import type { Settings } from './config/settings.js';
+import { migrate, openDb, type Db } from './store/index.js';
+
+/** Everything a process shares: settings, store, blobs, token service, logger. Built once at start. */
+export interface Context {
+  readonly settings: Settings;
+  readonly db: Db;
+  readonly blobs: BlobStore;
+  readonly tokens: TokenService;
+  readonly logger: Logger;
+  /** Wall clock in epoch ms; tests inject their own to move time without sleeping. */
+  now(): number;
+  close(): Promise<void>;
+}
+
+/** Paths and headers whose values must never reach a log line. */
+export const logRedactions = [
+  'req.headers.authorization',
+  'headers.authorization',
+  'password',
+  'access_token',
+  'token',
+  '*.password',
+  '*.clientSecret',
+  '*.access_token',
+];
+
+/** Opens the store (migrating it), the blob store and the token key. */
+export async function createContext(settings: Settings, opts: { logger?: Logger; now?: () => number } = {}): Promise<Context> {
+  const logger = opts.logger ?? pino({ level: settings.logLevel, redact: { paths: logRedactions, censor: '[redacted]' } });
+  const db = openDb(settings);
+  try {
+    await migrate(db, settings.databaseSchema);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  const blobs = openBlobStore(settings);
+  const tokens = await TokenService.create(settings, db);
+  return {
+    settings,
+    db,
+    blobs,
+    tokens,
+    logger,
+    now: opts.now ?? Date.now,
+    close: () => db.close(),
+  };
+}

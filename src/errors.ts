@@ -1,0 +1,62 @@
+/**
+ * The one error type of pressroom. Modules throw `AppError` with a code from
+ * the catalogue; the HTTP layer maps it to a status and sends only the public
+ * message. docs/errors.md documents every code; a test keeps them in step.
+ */
+export const errorCatalogue = {
+  bad_request: { status: 400, doc: 'A parameter or the body is missing or invalid; `details` says which.' },
+  invalid_config: { status: 400, doc: 'A config.ion file is not valid Ion or a property is unknown, of the wrong type or out of range.' },
+  invalid_path: { status: 400, doc: 'A repository path is not allowed (`..`, absolute, backslash, NUL, percent sign, empty segment).' },
+  invalid_zip: { status: 400, doc: 'A ZIP is corrupt, or has unsafe names, links, lying sizes, too many entries or too much data.' },
+  invalid_xml: { status: 400, doc: 'XML input is not well-formed or declares a DOCTYPE (DTDs and entities are refused).' },
+  invalid_pattern: { status: 400, doc: 'A `pattern` is not a valid (linear-time) regular expression or glob.' },
+  invalid_grant: { status: 401, doc: 'Token service: user name or password wrong, or the user is not entitled to that tenant or project.' },
+  invalid_scope: { status: 400, doc: 'Token service: the user does not hold the requested scope.' },
+  invalid_request: { status: 400, doc: 'Token service: a form field is missing or malformed.' },
+  unauthorized: { status: 401, doc: 'The bearer token is missing, malformed, expired or not signed by this deployment.' },
+  quota_exceeded: { status: 402, doc: 'The rendering quota of the tenant or project is used up.' },
+  forbidden: { status: 403, doc: 'The token is not entitled to the tenant, project or resource, notably by scope.' },
+  not_found: { status: 404, doc: 'Tenant, project, ticket, file or other resource not found (or not visible to this token).' },
+  method_not_allowed: { status: 405, doc: 'The method is not allowed on this resource.' },
+  not_acceptable: { status: 406, doc: 'The Accept header is missing or names no type this endpoint can send.' },
+  render_timeout: { status: 408, doc: 'Synchronous render not finished within `timeToWait`; the body is the RenderResult.' },
+  conflict: { status: 409, doc: 'The tenant or project exists already, or the resource is busy (open tickets).' },
+  payload_too_large: { status: 413, doc: 'The request body is larger than the configured limit.' },
+  unsupported_media_type: { status: 415, doc: 'The Content-Type is not accepted by this endpoint.' },
+  rate_limited: { status: 429, doc: 'Rate limited (defined by the contract, not used).' },
+  internal: { status: 500, doc: 'Unknown error; the cause is logged, not sent.' },
+  no_fanout_data: { status: 500, doc: 'The input could not be enqueued because no fanout data was found.' },
+  unavailable: { status: 503, doc: 'The service is starting or stopping.' },
+  backend_timeout: { status: 504, doc: 'A backend did not respond in time.' },
+} as const;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export interface ErrorDetail {
+  /** What the detail is about: a parameter, a property, a path, an operation index. */
+  readonly field?: string;
+  readonly message: string;
+}
+
+/** A failure with a public message safe to send to the client. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly publicMessage: string,
+    readonly options: { details?: ErrorDetail[]; cause?: unknown; headers?: Record<string, string>; body?: unknown } = {},
+  ) {
+    super(publicMessage, { cause: options.cause });
+    this.status = errorCatalogue[code].status;
+  }
+
+  get details(): ErrorDetail[] | undefined {
+    return this.options.details;
+  }
+}
+
+/** Shorthands for the errors raised most often. */
+export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
+export const badRequest = (message: string, field?: string): AppError =>
+  new AppError('bad_request', message, { details: [{ ...(field ? { field } : {}), message }] });
+export const forbidden = (message = 'token not entitled to this resource'): AppError => new AppError('forbidden', message);

@@ -1,0 +1,84 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { authenticate } from '../../auth/index.js';
+import type { Context } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { contentType } from '../negotiate.js';
+
+const TokenResponse = Type.Object({
+  token_type: Type.Literal('bearer'),
+  access_token: Type.String(),
+  expires_in: Type.Integer(),
+  scope: Type.String(),
+});
+
+const OAuthError = Type.Object({
+  error: Type.String({ description: 'OAuth 2.0 error code: invalid_request, invalid_grant or invalid_scope' }),
+  error_description: Type.String(),
+  timestamp: Type.String(),
+  status: Type.Integer(),
+  message: Type.String(),
+  path: Type.String(),
+});
+
+const fields = ['username', 'password', 'project', 'scope'] as const;
+
+/** OAuth-style error body: `error` carries the OAuth code, as token clients expect. */
+function oauthError(url: string, code: 'invalid_request' | 'invalid_grant' | 'invalid_scope', message: string): AppError {
+  const status = code === 'invalid_grant' ? 401 : 400;
+  return new AppError(code, message, {
+    body: { error: code, error_description: message, timestamp: new Date().toISOString(), status, message, path: url.split('?')[0] },
+  });
+}
+
+/** POST /auth/{tenant}/tokens: a password grant, form-urlencoded in, JSON out. */
+export async function authRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
+  app.post<{ Params: { tenant: string } }>(
+    '/:tenant/tokens',
+    {
+      config: { auth: false, produces: ['application/json'] },
+      schema: {
+        summary: 'Issue an access token (OAuth 2.0 password grant style)',
+        tags: ['tokens'],
+        security: [],
+        params: Type.Object({ tenant: Type.String() }),
+        consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Any({ description: 'form fields username, password, project, scope (jobs or admin)' }),
+        response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError },
+      },
+    },
+    async (req) => {
+      if (contentType(req) !== 'application/x-www-form-urlencoded') {
+        throw new AppError('unsupported_media_type', 'token requests must be application/x-www-form-urlencoded');
+      }
+      const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      const form = new URLSearchParams(raw);
+      const values: Record<string, string> = {};
+      const missing: string[] = [];
+      for (const f of fields) {
+        const all = form.getAll(f);
+        if (all.length !== 1 || all[0] === '') missing.push(f);
+        else values[f] = all[0]!;
+      }
+      if (missing.length > 0) throw oauthError(req.url, 'invalid_request', `form field(s) missing, empty or repeated: ${missing.join(', ')}`);
+      try {
+        const grant = await authenticate(ctx.db, {
+          tenant: req.params.tenant,
+          username: values.username!,
+          password: values.password!,
+          project: values.project!,
+          scope: values.scope!,
+        });
+        const { token, expiresIn } = await ctx.tokens.issue(grant);
+        req.log.info({ user: grant.user, tenant: grant.tenant, project: grant.project, scope: grant.scope }, 'token issued');
+        return { token_type: 'bearer' as const, access_token: token, expires_in: expiresIn, scope: grant.scope };
+      } catch (err) {
+        if (err instanceof AppError && (err.code === 'invalid_grant' || err.code === 'invalid_scope')) {
+          req.log.info({ user: values.username, tenant: req.params.tenant, reason: err.code }, 'token refused');
+          throw oauthError(req.url, err.code, err.publicMessage);
+        }
+        throw err;
+      }
+    },
+  );
+}

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { Registry } from 'prom-client';
+import type { Context } from '../../context.js';
+
+/** Liveness, readiness and Prometheus metrics; no token needed. */
+export async function healthRoutes(app: FastifyInstance, ctx: Context, registry: Registry, ready: () => boolean): Promise<void> {
+  const hidden = { schema: { hide: true }, config: { auth: false } } as const;
+  app.get('/healthz', hidden, async () => ({ status: 'ok' }));
+  app.get('/readyz', hidden, async (_req, reply) => {
+    try {
+      await sql`select 1`.execute(ctx.db.kysely);
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', reason: 'database not reachable' });
+    }
+    if (!ready()) return reply.code(503).send({ status: 'unavailable', reason: 'starting or stopping' });
+    return { status: 'ready' };
+  });
+  app.get('/metrics', hidden, async (_req, reply) => {
+    return reply.type(registry.contentType).send(await registry.metrics());
+  });
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import { bootstrapOperator } from './auth/index.js';
+import type { Settings } from './config/settings.js';
+import { createContext, type Context } from './context.js';
+import { buildApp } from './http/app.js';
+
+/** A running pressroom process: its context, HTTP app (api role) and a stop function. */
+export interface Server {
+  readonly ctx: Context;
+  readonly app: FastifyInstance | null;
+  /** Base URL of the HTTP listener, e.g. http://127.0.0.1:8080 (null without the api role). */
+  readonly url: string | null;
+  stop(): Promise<void>;
+}
+
+/** Starts the roles the settings ask for: migrate, bootstrap, listen, run workers. */
+export async function startServer(settings: Settings, opts: { now?: () => number; print?: (line: string) => void } = {}): Promise<Server> {
+  const ctx = await createContext(settings, opts.now ? { now: opts.now } : {});
+  const print = opts.print ?? ((line: string) => process.stdout.write(line + '\n'));
+  let stopping = false;
+  let app: FastifyInstance | null = null;
+  let url: string | null = null;
+  try {
+    await bootstrapOperator(ctx.db, { password: settings.adminPassword, dataDir: settings.dataDir, print });
+    if (settings.role !== 'worker') {
+      app = await buildApp(ctx, { ready: () => !stopping });
+      await app.listen({ host: settings.host, port: settings.port });
+      const addr = app.server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : settings.port;
+      const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+      url = `http://${host}:${port}`;
+    }
+  } catch (err) {
+    await app?.close();
+    await ctx.close();
+    throw err;
+  }
+  return {
+    ctx,
+    app,
+    url,
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      await app?.close();
+      await ctx.close();
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import pg from 'pg';
+import type { Settings } from '../config/settings.js';
+import { migrations } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+// bigint columns hold epoch milliseconds and sizes, all far below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+/** What differs between the two engines, decided once. */
+export interface Dialect {
+  readonly kind: 'sqlite' | 'postgres';
+  /** `FOR UPDATE SKIP LOCKED` is available (PostgreSQL). */
+  readonly skipLocked: boolean;
+}
+
+/** An open database: the Kysely handle, its dialect flags and, for PostgreSQL, the pool. */
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: Dialect;
+  readonly pgPool: pg.Pool | null;
+  readonly pgConfig: pg.PoolConfig | null;
+  close(): Promise<void>;
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Opens the database named by the settings (PostgreSQL URL or SQLite under dataDir). */
+export function openDb(settings: Settings): Db {
+  if (settings.databaseUrl) {
+    const config: pg.PoolConfig = {
+      connectionString: settings.databaseUrl,
+      max: 10,
+      options: `-c search_path=${settings.databaseSchema}`,
+    };
+    const pool = new pg.Pool(config);
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      kysely,
+      dialect: { kind: 'postgres', skipLocked: true },
+      pgPool: pool,
+      pgConfig: config,
+      close: () => kysely.destroy(),
+    };
+  }
+  mkdirSync(settings.dataDir, { recursive: true });
+  const sqlite = new SQLite(join(settings.dataDir, 'pressroom.db'));
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    kysely,
+    dialect: { kind: 'sqlite', skipLocked: false },
+    pgPool: null,
+    pgConfig: null,
+    close: () => kysely.destroy(),
+  };
+}
+
+/** Applies pending migrations; safe to run from several processes at once on PostgreSQL. */
+export async function migrate(db: Db, schema: string): Promise<string[]> {
+  if (db.dialect.kind === 'postgres') {
+    await db.pgPool!.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  }
+  const migrator = new Migrator({ db: db.kysely, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,67 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, RepoFilesTable } from './schema.js';
+
+export type RepoFileRow = Selectable<RepoFilesTable>;
+
+/** One repository file's index row. */
+export async function findRepoFile(db: Kysely<Database>, path: string): Promise<RepoFileRow | undefined> {
+  return db.selectFrom('repo_files').selectAll().where('path', '=', path).executeTakeFirst();
+}
+
+/** The first of `paths` that exists, in the given order (project → tenant → global lookups). */
+export async function findFirstRepoFile(db: Kysely<Database>, paths: string[]): Promise<RepoFileRow | undefined> {
+  if (paths.length === 0) return undefined;
+  const rows = await db.selectFrom('repo_files').selectAll().where('path', 'in', paths).execute();
+  for (const p of paths) {
+    const hit = rows.find((r) => r.path === p);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/** Inserts or replaces a file's row; returns whether it was new. */
+export async function upsertRepoFile(db: Kysely<Database>, row: RepoFileRow): Promise<boolean> {
+  const existing = await findRepoFile(db, row.path);
+  if (existing) {
+    await db
+      .updateTable('repo_files')
+      .set({ size: row.size, sha256: row.sha256, blob_key: row.blob_key, updated: row.updated })
+      .where('path', '=', row.path)
+      .execute();
+    return false;
+  }
+  await db.insertInto('repo_files').values(row).execute();
+  return true;
+}
+
+/** Deletes a file's row; returns the deleted row. */
+export async function deleteRepoFile(db: Kysely<Database>, path: string): Promise<RepoFileRow | undefined> {
+  const row = await findRepoFile(db, path);
+  if (row) await db.deleteFrom('repo_files').where('path', '=', path).execute();
+  return row;
+}
+
+/** Rows whose path starts with `prefix` (a folder ending in `/`, or '' for all). */
+export async function listRepoFiles(db: Kysely<Database>, prefix: string): Promise<RepoFileRow[]> {
+  let q = db.selectFrom('repo_files').selectAll().orderBy('path');
+  if (prefix !== '') {
+    // Range scan instead of LIKE so `%` and `_` in names need no escaping.
+    q = q.where('path', '>=', prefix).where('path', '<', prefix + '\u{10FFFF}');
+  }
+  return q.execute();
+}
+
+/** Deletes every row under a folder prefix; returns the deleted rows. */
+export async function deleteRepoFilesUnder(db: Kysely<Database>, prefix: string): Promise<RepoFileRow[]> {
+  const rows = await listRepoFiles(db, prefix);
+  if (rows.length > 0) {
+    await db.deleteFrom('repo_files').where('path', '>=', prefix).where('path', '<', prefix + '\u{10FFFF}').execute();
+  }
+  return rows;
+}
+
+/** Whether any row still points at a blob (content-addressed blobs are shared). */
+export async function blobInUse(db: Kysely<Database>, blobKey: string): Promise<boolean> {
+  const row = await db.selectFrom('repo_files').select('path').where('blob_key', '=', blobKey).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
