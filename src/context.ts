@@ -3,6 +3,7 @@ import { TokenService } from './auth/index.js';
 import { openBlobStore, type BlobStore } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
 import { migrate, openDb, type Db } from './store/index.js';
+import { createNotifier, type Notifier } from './tickets/notifier.js';
 
 /** Everything a process shares: settings, store, blobs, token service, logger. Built once at start. */
 export interface Context {
@@ -11,6 +12,8 @@ export interface Context {
   readonly blobs: BlobStore;
   readonly tokens: TokenService;
   readonly logger: Logger;
+  /** Ticket events across processes (new tickets, completions). */
+  readonly notifier: Notifier;
   /** Wall clock in epoch ms; tests inject their own to move time without sleeping. */
   now(): number;
   close(): Promise<void>;
@@ -40,13 +43,18 @@ export async function createContext(settings: Settings, opts: { logger?: Logger;
   }
   const blobs = openBlobStore(settings);
   const tokens = await TokenService.create(settings, db);
+  const notifier = await createNotifier(db, logger);
   return {
     settings,
     db,
     blobs,
     tokens,
     logger,
+    notifier,
     now: opts.now ?? Date.now,
-    close: () => db.close(),
+    async close() {
+      await notifier.close();
+      await db.close();
+    },
   };
 }

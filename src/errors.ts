@@ -25,6 +25,7 @@ export const errorCatalogue = {
   unsupported_media_type: { status: 415, doc: 'The Content-Type is not accepted by this endpoint.' },
   rate_limited: { status: 429, doc: 'Rate limited (defined by the contract, not used).' },
   internal: { status: 500, doc: 'Unknown error; the cause is logged, not sent.' },
+  render_failed: { status: 500, doc: 'Synchronous mode: the ticket failed; the message carries its status, errorCode and error message.' },
   no_fanout_data: { status: 500, doc: 'The input could not be enqueued because no fanout data was found.' },
   unavailable: { status: 503, doc: 'The service is starting or stopping.' },
   backend_timeout: { status: 504, doc: 'A backend did not respond in time.' },

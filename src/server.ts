@@ -3,6 +3,8 @@ import { bootstrapOperator } from './auth/index.js';
 import type { Settings } from './config/settings.js';
 import { createContext, type Context } from './context.js';
 import { buildApp } from './http/app.js';
+import { createSteps, type StepSet } from './steps/index.js';
+import { Worker } from './tickets/index.js';
 
 /** A running pressroom process: its context, HTTP app (api role) and a stop function. */
 export interface Server {
@@ -20,6 +22,8 @@ export async function startServer(settings: Settings, opts: { now?: () => number
   let stopping = false;
   let app: FastifyInstance | null = null;
   let url: string | null = null;
+  let stepSet: StepSet | null = null;
+  let worker: Worker | null = null;
   try {
     await bootstrapOperator(ctx.db, { password: settings.adminPassword, dataDir: settings.dataDir, print });
     if (settings.role !== 'worker') {
@@ -30,7 +34,14 @@ export async function startServer(settings: Settings, opts: { now?: () => number
       const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
       url = `http://${host}:${port}`;
     }
+    if (settings.role !== 'api') {
+      stepSet = createSteps(ctx);
+      worker = new Worker(ctx, ctx.notifier, stepSet.steps);
+      worker.start();
+    }
   } catch (err) {
+    await worker?.stop();
+    await stepSet?.close();
     await app?.close();
     await ctx.close();
     throw err;
@@ -43,6 +54,8 @@ export async function startServer(settings: Settings, opts: { now?: () => number
       if (stopping) return;
       stopping = true;
       await app?.close();
+      await worker?.stop();
+      await stepSet?.close();
       await ctx.close();
     },
   };

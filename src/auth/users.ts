@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '../errors.js';
 import { tenants, users, type Db, type UserRow } from '../store/index.js';
@@ -97,12 +97,15 @@ export async function removeUser(db: Db, name: string, tenant?: string): Promise
 }
 
 /**
- * First start: with no users at all, creates the operator `admin`. The password is the
+ * Creates the operator `admin` when no operator exists (first start, or after
+ * `pressroom users remove admin` to recover a lost password). The password is the
  * configured one, else random, printed once and written to `<data>/initial-admin-password`.
  */
 export async function bootstrapOperator(db: Db, opts: { password: string | null; dataDir: string; print: (line: string) => void }): Promise<boolean> {
-  if ((await users.countUsers(db.kysely)) > 0) return false;
+  if ((await users.listUsers(db.kysely, OPERATOR_TENANT)).length > 0) return false;
   const password = opts.password ?? randomPassword();
+  // With PostgreSQL nothing else creates the data folder; fail before the operator exists.
+  if (opts.password === null) await mkdir(opts.dataDir, { recursive: true });
   const inserted = await users.insertUser(db.kysely, {
     name: 'admin',
     tenant: OPERATOR_TENANT,
@@ -114,7 +117,9 @@ export async function bootstrapOperator(db: Db, opts: { password: string | null;
   });
   if (!inserted || opts.password !== null) return inserted;
   const file = join(opts.dataDir, 'initial-admin-password');
-  await writeFile(file, password + '\n', { mode: 0o600 });
+  // Printed first, so a failing write cannot lose the only copy of the password.
   opts.print(`created operator "admin" with password ${password} (also in ${file})`);
+  await writeFile(file, password + '\n', { mode: 0o600 });
+  await chmod(file, 0o600); // writeFile keeps the mode of a file left from an earlier bootstrap
   return true;
 }

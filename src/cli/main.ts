@@ -9,7 +9,7 @@ commands:
   serve [--role all|api|worker]     run the service (default role: all)
   migrate                           apply database migrations and exit
   users add <name> --tenant T --project P --scope jobs|admin [--password-stdin]
-  users list [--tenant T]
+  users list [--tenant T] [--json]
   users remove <name> [--tenant T]  (without --tenant: an operator)
 
 Settings come from PRESSROOM_* environment variables; see docs/configuration.md.`;
@@ -23,12 +23,14 @@ async function main(argv: string[]): Promise<number> {
       return migrateCommand(rest);
     case 'users':
       return usersCommand(rest);
-    case undefined:
     case 'help':
     case '--help':
     case '-h':
       process.stdout.write(usage + '\n');
-      return command === undefined ? 2 : 0;
+      return 0;
+    case undefined:
+      process.stderr.write(usage + '\n');
+      return 2;
     default:
       process.stderr.write(`unknown command "${command}"\n${usage}\n`);
       return 2;

@@ -4,10 +4,15 @@ import { startServer } from '../server.js';
 
 /** `pressroom serve`: runs until SIGTERM or SIGINT, then stops cleanly. */
 export async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { role: { type: 'string' } } });
-  const role = values.role;
+  let role: string | undefined;
+  try {
+    role = parseArgs({ args, options: { role: { type: 'string' } } }).values.role;
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\nusage: pressroom serve [--role all|api|worker]\n`);
+    return 2;
+  }
   if (role !== undefined && role !== 'all' && role !== 'api' && role !== 'worker') {
-    process.stderr.write('--role must be all, api or worker\n');
+    process.stderr.write('--role must be all, api or worker\nusage: pressroom serve [--role all|api|worker]\n');
     return 2;
   }
   const settings = loadSettings(process.env, role ? { role } : {});

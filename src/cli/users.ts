@@ -1,60 +1,96 @@
 import { parseArgs } from 'node:util';
-import { addUser, listUsers, removeUser } from '../auth/index.js';
+import { addUser, listUsers, removeUser, scopes, type Scope } from '../auth/index.js';
 import { loadSettings } from '../config/settings.js';
 import { AppError } from '../errors.js';
-import { migrate, openDb } from '../store/index.js';
+import { migrate, openDb, type Db } from '../store/index.js';
 import { promptSecret, readStdin } from './prompt.js';
 
-/** `pressroom users add|list|remove`: works on the store directly, with or without a running server. */
-export async function usersCommand(args: string[]): Promise<number> {
+export const usersUsage = `usage: pressroom users add <name> --tenant T --project P --scope jobs|admin [--password-stdin]
+       pressroom users list [--tenant T] [--json]
+       pressroom users remove <name> [--tenant T]   (without --tenant: an operator)`;
+
+/** What a valid command line asks for; checked before the store is opened. */
+type Request =
+  | { sub: 'add'; name: string; tenant: string; project: string; scope: Scope; passwordStdin: boolean }
+  | { sub: 'list'; tenant: string | undefined; json: boolean }
+  | { sub: 'remove'; name: string; tenant: string | undefined };
+
+/** Parses `users …` arguments; a string is the problem to report with the usage. */
+function parse(args: string[]): Request | string {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      tenant: { type: 'string' },
-      project: { type: 'string' },
-      scope: { type: 'string' },
-      'password-stdin': { type: 'boolean' },
-      json: { type: 'boolean' },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        tenant: { type: 'string' },
+        project: { type: 'string' },
+        scope: { type: 'string' },
+        'password-stdin': { type: 'boolean' },
+        json: { type: 'boolean' },
+      },
+    });
+  } catch (err) {
+    return (err as Error).message;
+  }
+  const { values, positionals } = parsed;
+  switch (sub) {
+    case 'add': {
+      const name = positionals[0];
+      if (!name || positionals.length > 1 || !values.tenant || !values.project || !values.scope) return 'users add needs <name>, --tenant, --project and --scope';
+      if (!scopes.includes(values.scope as Scope)) return `--scope must be one of ${scopes.join(', ')}`;
+      return { sub, name, tenant: values.tenant, project: values.project, scope: values.scope as Scope, passwordStdin: values['password-stdin'] === true };
+    }
+    case 'list':
+      if (positionals.length > 0) return 'users list takes no positional arguments';
+      return { sub, tenant: values.tenant, json: values.json === true };
+    case 'remove': {
+      const name = positionals[0];
+      if (!name || positionals.length > 1) return 'users remove needs exactly one <name>';
+      return { sub, name, tenant: values.tenant };
+    }
+    default:
+      return sub === undefined ? 'users needs a subcommand' : `unknown users subcommand "${sub}"`;
+  }
+}
+
+async function run(db: Db, req: Request): Promise<void> {
+  switch (req.sub) {
+    case 'add': {
+      const password = req.passwordStdin ? await readStdin() : await promptSecret(`password for ${req.name}: `);
+      const user = await addUser(db, { name: req.name, tenant: req.tenant, project: req.project, scope: req.scope, password });
+      process.stdout.write(`added user ${user.name} (tenant ${user.tenant}, project ${user.project}, scope ${user.scope})\n`);
+      return;
+    }
+    case 'list': {
+      const list = await listUsers(db, req.tenant);
+      if (req.json) process.stdout.write(JSON.stringify(list, null, 2) + '\n');
+      else for (const u of list) process.stdout.write(`${u.operator ? '(operator)' : `${u.tenant}/${u.project}`}\t${u.name}\t${u.scope}\t${u.created}\n`);
+      return;
+    }
+    case 'remove':
+      await removeUser(db, req.name, req.tenant);
+      process.stdout.write(`removed user ${req.name}\n`);
+  }
+}
+
+/**
+ * `pressroom users add|list|remove`: works on the store directly, with or without a running
+ * server. Exit 2 for a bad command line (with the usage), 1 when the store refuses.
+ */
+export async function usersCommand(args: string[]): Promise<number> {
+  const req = parse(args);
+  if (typeof req === 'string') {
+    process.stderr.write(`${req}\n${usersUsage}\n`);
+    return 2;
+  }
   const settings = loadSettings();
   const db = openDb(settings);
   try {
     await migrate(db, settings.databaseSchema);
-    switch (sub) {
-      case 'add': {
-        const name = positionals[0];
-        if (!name || !values.tenant || !values.project || !values.scope) {
-          process.stderr.write('usage: pressroom users add <name> --tenant T --project P --scope jobs|admin [--password-stdin]\n');
-          return 2;
-        }
-        const password = values['password-stdin'] ? await readStdin() : await promptSecret(`password for ${name}: `);
-        const user = await addUser(db, { name, tenant: values.tenant, project: values.project, scope: values.scope, password });
-        process.stdout.write(`added user ${user.name} (tenant ${user.tenant}, project ${user.project}, scope ${user.scope})\n`);
-        return 0;
-      }
-      case 'list': {
-        const list = await listUsers(db, values.tenant);
-        if (values.json) process.stdout.write(JSON.stringify(list, null, 2) + '\n');
-        else for (const u of list) process.stdout.write(`${u.operator ? '(operator)' : `${u.tenant}/${u.project}`}\t${u.name}\t${u.scope}\t${u.created}\n`);
-        return 0;
-      }
-      case 'remove': {
-        const name = positionals[0];
-        if (!name) {
-          process.stderr.write('usage: pressroom users remove <name> [--tenant T]\n');
-          return 2;
-        }
-        await removeUser(db, name, values.tenant);
-        process.stdout.write(`removed user ${name}\n`);
-        return 0;
-      }
-      default:
-        process.stderr.write('usage: pressroom users add|list|remove …\n');
-        return 2;
-    }
+    await run(db, req);
+    return 0;
   } catch (err) {
     if (err instanceof AppError) {
       process.stderr.write(`error: ${err.publicMessage}\n`);

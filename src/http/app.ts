@@ -4,18 +4,20 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type HTTPMethods
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { unauthorized } from '../auth/index.js';
-import { installErrorHandling } from './error-handler.js';
+import { installErrorHandling, sendError } from './error-handler.js';
 import { installMetrics } from './metrics.js';
 import { negotiate } from './negotiate.js';
 import { ErrorBody } from './schemas.js';
 import { authRoutes } from './routes/auth-tokens.js';
 import { healthRoutes } from './routes/health.js';
+import { renderRoutes } from './routes/render.js';
 import { repositoryRoutes } from './routes/repository.js';
 import { tenantRoutes } from './routes/tenants.js';
+import { ticketRoutes } from './routes/tickets.js';
 import './types.js';
 
 /** Route plugins under /rest, one per resource. */
-const restPlugins: ((app: FastifyInstance, ctx: Context) => Promise<void>)[] = [tenantRoutes, repositoryRoutes];
+const restPlugins: ((app: FastifyInstance, ctx: Context) => Promise<void>)[] = [tenantRoutes, repositoryRoutes, renderRoutes, ticketRoutes];
 
 const allMethods: HTTPMethods[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
 
@@ -27,6 +29,8 @@ export async function buildApp(ctx: Context, opts: { ready?: () => boolean } = {
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
+    // Malformed URLs never reach the error handler; answer them in the same error shape.
+    frameworkErrors: (err, req, reply) => sendError(req, reply, err),
   });
   app.decorateRequest('principal', null);
   installErrorHandling(app);
@@ -58,7 +62,9 @@ export async function buildApp(ctx: Context, opts: { ready?: () => boolean } = {
   app.addHook('onRequest', async (req) => {
     const config = req.routeOptions.config;
     if (!req.routeOptions.url) return;
-    if (config.auth !== false && req.routeOptions.url.startsWith('/rest')) {
+    // The docs page (swagger-ui's own routes, which carry no config) is public like the spec it shows.
+    const isDocs = req.routeOptions.url === '/rest/docs' || req.routeOptions.url.startsWith('/rest/docs/');
+    if (config.auth !== false && req.routeOptions.url.startsWith('/rest') && !isDocs) {
       const header = req.headers.authorization ?? '';
       const m = /^Bearer ([A-Za-z0-9_.-]+)$/i.exec(header);
       if (!m) throw unauthorized(header ? 'Authorization header is not a bearer token' : 'bearer token missing');

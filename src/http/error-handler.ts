@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError, errorCatalogue, type ErrorDetail } from '../errors.js';
 
 /** The body of every error answer. */
 export interface ErrorBody {
@@ -33,6 +33,19 @@ const fastifyCodes: Record<string, { status: number; code: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'bad_request' },
 };
 
+/** The first catalogue code with this status (a 404 from Fastify is `not_found`, not `bad_request`). */
+function codeForStatus(status: number): string {
+  const hit = Object.entries(errorCatalogue).find(([, e]) => e.status === status);
+  return hit ? hit[0] : 'bad_request';
+}
+
+/** Ajv's message, naming the allowed values of an enum (Ajv only says "one of the allowed values"). */
+function describe(v: { keyword?: string; message?: string; params?: unknown }): string {
+  const allowed = (v.params as { allowedValues?: unknown[] } | undefined)?.allowedValues;
+  if (v.keyword === 'enum' && Array.isArray(allowed)) return `must be one of ${allowed.join(', ')}`;
+  return v.message ?? 'is invalid';
+}
+
 /** Sends an AppError (or anything else, as a plain 500) in the one error shape. */
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   if (err instanceof AppError) {
@@ -45,7 +58,7 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown
   if (fe.validation) {
     const details = fe.validation.map((v) => ({
       field: (v.instancePath ? v.instancePath.replace(/^\//, '').replace(/\//g, '.') : (v.params as { missingProperty?: string })?.missingProperty) || fe.validationContext || 'request',
-      message: `${fe.validationContext ?? 'request'}${v.instancePath ? ` ${v.instancePath.slice(1)}` : ''} ${v.message ?? 'is invalid'}`,
+      message: `${fe.validationContext ?? 'request'}${v.instancePath ? ` ${v.instancePath.slice(1)}` : ''} ${describe(v)}`,
     }));
     return reply.code(400).type('application/json').send(body(req, 400, 'bad_request', details.map((d) => d.message).join('; '), details));
   }
@@ -54,7 +67,8 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown
     return reply.code(mapped.status).type('application/json').send(body(req, mapped.status, mapped.code, fe.message, mapped.status === 400 ? [{ message: fe.message }] : undefined));
   }
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return reply.code(fe.statusCode).type('application/json').send(body(req, fe.statusCode, 'bad_request', fe.message, fe.statusCode === 400 ? [{ message: fe.message }] : undefined));
+    const code = codeForStatus(fe.statusCode);
+    return reply.code(fe.statusCode).type('application/json').send(body(req, fe.statusCode, code, fe.message, fe.statusCode === 400 ? [{ message: fe.message }] : undefined));
   }
   req.log.error({ err }, 'unhandled error');
   return reply.code(500).type('application/json').send(body(req, 500, 'internal', 'internal error'));

@@ -14,7 +14,13 @@ function parseAccept(header: string): Range[] {
       const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
       return { type: (type ?? '').trim().toLowerCase(), q: q ? Number(q.slice(2)) : 1 };
     })
-    .filter((r) => r.type !== '' && r.q > 0);
+    .filter((r) => r.type !== '' && !Number.isNaN(r.q));
+}
+
+/** `*\/*` < `type/*` < `type/subtype`. */
+function specificity(range: string): number {
+  if (range === '*/*') return 0;
+  return range.endsWith('/*') ? 1 : 2;
 }
 
 function matches(range: string, type: string): boolean {
@@ -33,11 +39,16 @@ export function negotiate(req: FastifyRequest, offered: readonly string[]): stri
   const ranges = parseAccept(header);
   let best: { type: string; q: number; specific: boolean } | undefined;
   for (const type of offered) {
+    // The most specific matching range decides a type's quality, so `*/*, application/pdf;q=0` refuses PDF.
+    let range: Range | undefined;
     for (const r of ranges) {
       if (!matches(r.type, type)) continue;
-      const specific = r.type === type;
-      if (!best || r.q > best.q || (r.q === best.q && specific && !best.specific)) best = { type, q: r.q, specific };
+      const more = range === undefined || specificity(r.type) > specificity(range.type) || (specificity(r.type) === specificity(range.type) && r.q > range.q);
+      if (more) range = r;
     }
+    if (!range || range.q <= 0) continue;
+    const specific = range.type === type;
+    if (!best || range.q > best.q || (range.q === best.q && specific && !best.specific)) best = { type, q: range.q, specific };
   }
   if (!best) throw new AppError('not_acceptable', `Accept "${header}" names no type this endpoint sends (${offered.join(', ')})`);
   return best.type;

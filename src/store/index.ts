@@ -7,3 +7,5 @@ export * as repoFiles from './repo-files.js';
 export type { UserRow } from './users.js';
 export type { TenantRow, ProjectRow } from './tenants.js';
 export type { RepoFileRow } from './repo-files.js';
+export * as tickets from './tickets.js';
+export type { TicketRow, ArtifactRow, TicketPatch } from './tickets.js';

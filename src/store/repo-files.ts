@@ -65,3 +65,43 @@ export async function blobInUse(db: Kysely<Database>, blobKey: string): Promise<
   const row = await db.selectFrom('repo_files').select('path').where('blob_key', '=', blobKey).limit(1).executeTakeFirst();
   return row !== undefined;
 }
+
+// Long IN lists are split so a 10,000-entry tree upload stays below parameter limits.
+const CHUNK = 500;
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/** The rows of exactly these paths (any order; missing paths are simply absent). */
+export async function findRepoFiles(db: Kysely<Database>, paths: readonly string[]): Promise<RepoFileRow[]> {
+  const rows: RepoFileRow[] = [];
+  for (const part of chunks(paths)) rows.push(...(await db.selectFrom('repo_files').selectAll().where('path', 'in', part).execute()));
+  return rows;
+}
+
+/** Inserts or replaces a file's row in one statement, so concurrent writers of one path cannot collide. */
+export async function putRepoFile(db: Kysely<Database>, row: RepoFileRow): Promise<void> {
+  await db
+    .insertInto('repo_files')
+    .values(row)
+    .onConflict((oc) => oc.column('path').doUpdateSet({ size: row.size, sha256: row.sha256, blob_key: row.blob_key, updated: row.updated }))
+    .execute();
+}
+
+/** Of these blob keys, the ones no row references any more (garbage after a replace or delete). */
+export async function unreferencedBlobs(db: Kysely<Database>, blobKeys: readonly string[]): Promise<string[]> {
+  const keys = [...new Set(blobKeys)];
+  const inUse = new Set<string>();
+  for (const part of chunks(keys)) {
+    const used = await db.selectFrom('repo_files').select('blob_key').distinct().where('blob_key', 'in', part).execute();
+    used.forEach((r) => inUse.add(r.blob_key));
+  }
+  return keys.filter((k) => !inUse.has(k));
+}
+
+/** Deletes the rows of these paths (missing ones are ignored). */
+export async function deleteRepoFiles(db: Kysely<Database>, paths: readonly string[]): Promise<void> {
+  for (const part of chunks(paths)) await db.deleteFrom('repo_files').where('path', 'in', part).execute();
+}

@@ -1,11 +1,12 @@
 import type { Context } from '../context.js';
-import { repoFiles } from '../store/index.js';
+import { tickets } from '../store/index.js';
 
-/** Removes every repository file under a folder, and blobs no other file shares. */
-export async function removeRepositoryFolder(ctx: Context, prefix: string): Promise<number> {
-  const rows = await repoFiles.deleteRepoFilesUnder(ctx.db.kysely, prefix);
-  for (const key of new Set(rows.map((r) => r.blob_key))) {
-    if (!(await repoFiles.blobInUse(ctx.db.kysely, key))) await ctx.blobs.delete(key);
-  }
-  return rows.length;
+// Moved to the repository module, which owns files and their blobs; kept as a re-export.
+export { removeRepositoryFolder } from '../repository/index.js';
+
+/** Removes the tickets of a tenant (or of one project), open or not, with their input and artifact blobs. */
+export async function removeTickets(ctx: Context, tenant: string, project?: string): Promise<number> {
+  const keys = await tickets.deleteTicketsOf(ctx.db.kysely, tenant, project);
+  for (const key of new Set(keys)) await ctx.blobs.delete(key);
+  return keys.length;
 }

@@ -2,7 +2,8 @@ import type { Context } from '../context.js';
 import { AppError, notFound } from '../errors.js';
 import { tenants, users, type ProjectRow, type TenantRow } from '../store/index.js';
 import { assertName, nameFilter } from './names.js';
-import { removeRepositoryFolder } from './cleanup.js';
+import { removeRepositoryFolder } from '../repository/index.js';
+import { removeTickets } from './cleanup.js';
 
 export const keepUntilValues = ['shipped', 'expired', 'shippedOrExpired', 'forever'] as const;
 export type KeepUntil = (typeof keepUntilValues)[number];
@@ -98,18 +99,21 @@ export async function createProject(ctx: Context, tenant: string, input: { name:
   return projectView(row);
 }
 
-/** Deletes a tenant with its projects, users and repository files. */
+/** Deletes a tenant with its projects, tickets and artifacts, users and repository files; never refuses. */
 export async function deleteTenant(ctx: Context, name: string): Promise<{ deleted: string }> {
   if (!(await tenants.findTenant(ctx.db.kysely, name))) throw notFound(`tenant ${name}`);
+  // Tickets first, so no worker claims more work of the tenant while the rest goes.
+  await removeTickets(ctx, name);
   await removeRepositoryFolder(ctx, `tenants/${name}/`);
   await users.deleteUsersOf(ctx.db.kysely, name);
   await tenants.deleteTenantRows(ctx.db.kysely, name);
   return { deleted: name };
 }
 
-/** Deletes a project with its users and repository files. */
+/** Deletes a project with its tickets and artifacts, users and repository files; never refuses. */
 export async function deleteProject(ctx: Context, tenant: string, name: string): Promise<{ deleted: string }> {
   if (!(await tenants.findProject(ctx.db.kysely, tenant, name))) throw notFound(`project ${tenant}/${name}`);
+  await removeTickets(ctx, tenant, name);
   await removeRepositoryFolder(ctx, `tenants/${tenant}/projects/${name}/`);
   await users.deleteUsersOf(ctx.db.kysely, tenant, name);
   await tenants.deleteProjectRow(ctx.db.kysely, tenant, name);

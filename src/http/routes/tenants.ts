@@ -7,6 +7,13 @@ import { keepUntilValues, type KeepUntil } from '../../tenants/index.js';
 import { errors } from '../schemas.js';
 import { principalOf } from '../types.js';
 
+// A plain string enum: one clear validation message and `enum` in OpenAPI (a union of literals gives neither).
+const KeepUntilSchema = Type.Unsafe<KeepUntil>({
+  type: 'string',
+  enum: [...keepUntilValues],
+  description: 'retention of the project\'s outputs: shipped, expired, shippedOrExpired or forever',
+});
+
 const Tenant = Type.Object({
   name: Type.String(),
   projects: Type.Integer({ description: 'number of projects' }),
@@ -17,7 +24,7 @@ const Tenant = Type.Object({
 const Project = Type.Object({
   tenant: Type.String(),
   name: Type.String(),
-  keepUntil: Type.Union([Type.Union(keepUntilValues.map((v) => Type.Literal(v))), Type.Null()]),
+  keepUntil: Type.Union([KeepUntilSchema, Type.Null()]),
   expires: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   created: Type.String({ format: 'date-time' }),
   updated: Type.String({ format: 'date-time' }),
@@ -33,7 +40,8 @@ const ProjectParams = Type.Object({ tenant: Type.String(), project: Type.String(
 /** Tenants and projects administration: every operation needs the operator token. */
 export async function tenantRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
   const json = { produces: ['application/json'] } as const;
-  app.addHook('preHandler', async (req) => requireOperator(principalOf(req)));
+  // Before validation, so a caller without the operator token learns nothing about the input rules.
+  app.addHook('preValidation', async (req) => requireOperator(principalOf(req)));
 
   app.get<{ Querystring: { pattern?: string } }>(
     '/tenants',
@@ -57,8 +65,9 @@ export async function tenantRoutes(app: FastifyInstance, ctx: Context): Promise<
       schema: {
         tags: ['tenants'],
         summary: 'Delete a tenant with its projects, users, repository files, tickets and artifacts',
+        description: 'Deletes everything of the tenant at once; there is no refusal for open tickets.',
         params: TenantParams,
-        response: { 200: Deleted, ...errors(401, 403, 404, 406, 409) },
+        response: { 200: Deleted, ...errors(401, 403, 404, 406) },
       },
     },
     async (req) => tenantsService.deleteTenant(ctx, req.params.tenant),
@@ -78,7 +87,7 @@ export async function tenantRoutes(app: FastifyInstance, ctx: Context): Promise<
         params: TenantParams,
         querystring: Type.Object({
           name: Type.String(),
-          keepUntil: Type.Optional(Type.Union(keepUntilValues.map((v) => Type.Literal(v)))),
+          keepUntil: Type.Optional(KeepUntilSchema),
           expires: Type.Optional(Type.String({ format: 'date-time' })),
         }),
         response: { 200: Project, ...errors(400, 401, 403, 404, 406, 409) },
@@ -98,8 +107,9 @@ export async function tenantRoutes(app: FastifyInstance, ctx: Context): Promise<
       schema: {
         tags: ['tenants'],
         summary: 'Delete a project with its users, repository files, tickets and artifacts',
+        description: 'Deletes everything of the project at once; there is no refusal for open tickets.',
         params: ProjectParams,
-        response: { 200: Deleted, ...errors(401, 403, 404, 406, 409) },
+        response: { 200: Deleted, ...errors(401, 403, 404, 406) },
       },
     },
     async (req) => tenantsService.deleteProject(ctx, req.params.tenant, req.params.project),

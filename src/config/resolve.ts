@@ -1,0 +1,80 @@
+import type { Context } from '../context.js';
+import { AppError } from '../errors.js';
+import { parseFilePath } from '../repository/paths.js';
+import { repoFiles, type RepoFileRow } from '../store/index.js';
+import { ConfigFileError, invalidConfig, mergeConfig, profilePattern, readConfigFile, type StepName } from './ion/index.js';
+
+export type { StepName } from './ion/index.js';
+
+/** A repository file found by lookup: enough to read it and to cache by content. */
+export type RepositoryFileRef = Pick<RepoFileRow, 'path' | 'sha256' | 'blob_key' | 'size'>;
+
+// Parsed files by step and content hash: a config change is a new hash, so entries never go stale.
+const CACHE_SIZE = 256;
+const parsed = new Map<string, Record<string, unknown>>();
+
+function remember(key: string, value: Record<string, unknown>): void {
+  parsed.delete(key);
+  parsed.set(key, value);
+  if (parsed.size > CACHE_SIZE) parsed.delete(parsed.keys().next().value!);
+}
+
+/** Reads a file's content; a row without its blob is data loss, reported as 500. */
+export async function readRepositoryBlob(ctx: Context, row: RepositoryFileRef): Promise<Buffer> {
+  const data = await ctx.blobs.get(row.blob_key);
+  if (!data) throw new AppError('internal', `repository file ${row.path} has no content`, { cause: new Error(`blob ${row.blob_key} missing`) });
+  return data;
+}
+
+async function parsedConfig(ctx: Context, step: StepName, row: RepoFileRow): Promise<Record<string, unknown>> {
+  const key = `${step}:${row.sha256}`;
+  const hit = parsed.get(key);
+  if (hit) {
+    remember(key, hit);
+    return hit;
+  }
+  try {
+    const value = readConfigFile(step, await readRepositoryBlob(ctx, row));
+    remember(key, value);
+    return value;
+  } catch (err) {
+    // Files are validated on write; this catches files stored before a schema got stricter.
+    if (err instanceof ConfigFileError) throw invalidConfig(row.path, err);
+    throw err;
+  }
+}
+
+/** The three levels of one file name, in merge order: global, tenant, project. */
+function levels(tenant: string, project: string, rel: string): string[] {
+  return [rel, `tenants/${tenant}/${rel}`, `tenants/${tenant}/projects/${project}/${rel}`];
+}
+
+/**
+ * The effective configuration of a step for a project: `<step>/config.ion` at global,
+ * tenant and project level deep-merged (later wins, arrays replaced, null resets to the
+ * default), then for `restapi` each profile's `restapi/config-<profile>.ion` the same way.
+ * Missing files count as empty.
+ */
+export async function resolveStepConfig(ctx: Context, step: StepName, tenant: string, project: string, profiles: string[] = []): Promise<Record<string, unknown>> {
+  const bad = profiles.find((p) => !profilePattern.test(p));
+  if (bad !== undefined) throw new AppError('bad_request', `profile ${JSON.stringify(bad)} is invalid: use 1-64 of A-Z a-z 0-9 _ -`, { details: [{ field: 'profiles', message: 'invalid profile name' }] });
+  const files = [`${step}/config.ion`, ...(step === 'restapi' ? profiles.map((p) => `restapi/config-${p}.ion`) : [])];
+  const paths = files.flatMap((f) => levels(tenant, project, f));
+  const rows = new Map((await repoFiles.findRepoFiles(ctx.db.kysely, paths)).map((r) => [r.path, r]));
+  let merged: Record<string, unknown> = {};
+  for (const path of paths) {
+    const row = rows.get(path);
+    if (row) merged = mergeConfig(merged, await parsedConfig(ctx, step, row));
+  }
+  // Cached parts are shared; a caller changing its copy must not change the cache.
+  return structuredClone(merged);
+}
+
+/** Finds a template or stylesheet by path relative to a level: project, then tenant, then global. */
+export async function lookupRepositoryFile(ctx: Context, tenant: string, project: string, relPath: string): Promise<RepositoryFileRef | undefined> {
+  parseFilePath(relPath, 'path');
+  const paths = levels(tenant, project, relPath).reverse();
+  paths.forEach((p) => parseFilePath(p, 'path'));
+  const row = await repoFiles.findFirstRepoFile(ctx.db.kysely, paths);
+  return row && { path: row.path, sha256: row.sha256, blob_key: row.blob_key, size: row.size };
+}

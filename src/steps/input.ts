@@ -1,0 +1,26 @@
+import type { Context } from '../context.js';
+import type { TicketRow } from '../store/index.js';
+import type { TicketParams } from '../tickets/params.js';
+import { readZip, zipLimits } from '../zip/index.js';
+
+/** A ticket's input: the data file and, for ZIP input, the resources beside it. */
+export interface TicketInput {
+  data: Buffer;
+  dataType: 'xml' | 'json';
+  resources: { name: string; data: Buffer }[];
+}
+
+/** Reads a ticket's stored input (inline or blob) and unpacks a ZIP (checked again: blobs may be old). */
+export async function loadTicketInput(ctx: Context, ticket: TicketRow, params: TicketParams): Promise<TicketInput> {
+  const raw = ticket.input_inline ? Buffer.from(ticket.input_inline) : ticket.input_key ? await ctx.blobs.get(ticket.input_key) : undefined;
+  if (!raw) throw new InputMissingError(`input of ticket ${ticket.id} is no longer stored (keepInputForSeconds passed?)`);
+  const dataType = params.dataFile === 'data.json' ? 'json' : 'xml';
+  if (ticket.input_type !== 'zip') return { data: raw, dataType, resources: [] };
+  const files = (await readZip(raw, zipLimits(ctx.settings))).flatMap((e) => (e.kind === 'file' ? [e] : []));
+  const data = files.find((f) => f.name === params.dataFile);
+  if (!data) throw new InputMissingError(`${params.dataFile} missing from the ZIP input`);
+  return { data: data.data, dataType, resources: files.filter((f) => f !== data).map((f) => ({ name: f.name, data: f.data })) };
+}
+
+/** The stored input is gone or incomplete (a permanent failure). */
+export class InputMissingError extends Error {}

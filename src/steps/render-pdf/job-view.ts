@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import type { Context } from '../../context.js';
+import { repoFiles, type RepoFileRow } from '../../store/index.js';
+
+/** Repository folders a template may use, mapped into the job's view under the same names. */
+const sharedFolders = ['master-documents/', 'images/', 'fonts/'];
+
+/** The repository files of those folders, project over tenant over global, keyed by view path. */
+export async function repositoryView(ctx: Context, tenant: string, project: string): Promise<Map<string, RepoFileRow>> {
+  const levels = ['', `tenants/${tenant}/`, `tenants/${tenant}/projects/${project}/`];
+  const out = new Map<string, RepoFileRow>();
+  for (const level of levels) {
+    for (const folder of sharedFolders) {
+      for (const row of await repoFiles.listRepoFiles(ctx.db.kysely, level + folder)) {
+        out.set('/' + row.path.slice(level.length), row);
+      }
+    }
+  }
+  return out;
+}
+
+/** Font files among the view, with a key naming the set (render processes cache per set). */
+export function fontSet(view: Map<string, RepoFileRow>): { key: string; rows: RepoFileRow[] } {
+  const rows = [...view.entries()].filter(([p]) => p.startsWith('/fonts/') && /\.(ttf|otf|ttc|otc)$/i.test(p)).map(([, r]) => r);
+  const key = rows.length === 0 ? '' : createHash('sha256').update(rows.map((r) => r.sha256).sort().join(',')).digest('hex');
+  return { key, rows };
+}
+
+/**
+ * A small content-addressed cache of repository blobs, so templates, images and fonts used
+ * by every render are read from the blob store once. Bounded by total bytes.
+ */
+export class BlobCache {
+  private readonly entries = new Map<string, Buffer>();
+  private bytes = 0;
+  constructor(private readonly maxBytes = 64 * 1024 * 1024) {}
+
+  async get(ctx: Context, row: Pick<RepoFileRow, 'path' | 'sha256' | 'blob_key'>): Promise<Buffer> {
+    const hit = this.entries.get(row.sha256);
+    if (hit) {
+      this.entries.delete(row.sha256);
+      this.entries.set(row.sha256, hit);
+      return hit;
+    }
+    const data = await ctx.blobs.get(row.blob_key);
+    if (!data) throw new Error(`repository file ${row.path} is missing from blob storage`);
+    if (data.length <= this.maxBytes / 4) {
+      this.entries.set(row.sha256, data);
+      this.bytes += data.length;
+      for (const [k, v] of this.entries) {
+        if (this.bytes <= this.maxBytes) break;
+        this.entries.delete(k);
+        this.bytes -= v.length;
+      }
+    }
+    return data;
+  }
+}

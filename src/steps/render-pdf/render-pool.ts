@@ -1,0 +1,160 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import type { RenderJob, RenderReply } from './render-protocol.js';
+
+/** Why a render failed: the template (`template`), the time limit (`timeout`) or the process (`crash`). */
+export class RenderError extends Error {
+  constructor(
+    readonly kind: 'template' | 'timeout' | 'crash',
+    message: string,
+    readonly diagnostics: string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export interface RenderOutput {
+  pdf: Buffer;
+  pages: number;
+  warnings: string[];
+  msecs: number;
+}
+
+interface Slot {
+  child: ChildProcess;
+  /** Killed (time limit) but not yet exited: takes no more jobs. */
+  dying: boolean;
+  busy: { job: RenderJob; resolve: (r: RenderOutput) => void; reject: (e: Error) => void; timer: NodeJS.Timeout } | null;
+}
+
+const here = fileURLToPath(import.meta.url);
+const childScript = here.replace(/render-pool\.(ts|js)$/, 'render-child.$1');
+const fromSource = here.endsWith('.ts');
+
+/**
+ * Typst in child processes: compilation is native code that a thread cannot interrupt, so a
+ * runaway template is stopped by killing its process. Children get an environment that
+ * points package downloads at a dead proxy and package folders at an empty directory, so
+ * `@preview`/`@local` imports fail instead of reaching the network or the host's files.
+ */
+export class RenderPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: { job: RenderJob; timeoutMs: number; resolve: (r: RenderOutput) => void; reject: (e: Error) => void }[] = [];
+  private readonly sandboxHome = mkdtempSync(join(tmpdir(), 'pressroom-typst-'));
+  private nextId = 1;
+  private closed = false;
+
+  /**
+   * @param maxRssBytes a process that has grown past this after a job is replaced: Typst's
+   * native caches keep growing across compilations, so processes are recycled like workers
+   * of a pre-fork server.
+   */
+  constructor(
+    private readonly size: number,
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+    private readonly maxRssBytes = 256 * 1024 * 1024,
+  ) {
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  /** Renders a job, queueing when every process is busy. */
+  render(job: Omit<RenderJob, 'id'>, timeoutMs = this.timeoutMs): Promise<RenderOutput> {
+    if (this.closed) return Promise.reject(new RenderError('crash', 'render pool is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job: { ...job, id: this.nextId++ }, timeoutMs, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Stops every process; queued jobs fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const q of this.queue.splice(0)) q.reject(new RenderError('crash', 'render pool closed'));
+    await Promise.all(
+      this.slots.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            if (s.child.exitCode !== null || s.child.signalCode !== null) return resolve();
+            s.child.once('exit', () => resolve());
+            s.child.kill('SIGKILL');
+          }),
+      ),
+    );
+  }
+
+  private spawn(): Slot {
+    const env = {
+      HOME: this.sandboxHome,
+      XDG_CACHE_HOME: this.sandboxHome,
+      XDG_DATA_HOME: this.sandboxHome,
+      TYPST_PACKAGE_PATH: this.sandboxHome,
+      TYPST_PACKAGE_CACHE_PATH: this.sandboxHome,
+      HTTP_PROXY: 'http://127.0.0.1:9',
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      ALL_PROXY: 'http://127.0.0.1:9',
+      NO_PROXY: '',
+    };
+    const child = fork(childScript, [], {
+      env,
+      execArgv: fromSource ? ['--import', 'tsx'] : [],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    const slot: Slot = { child, busy: null, dying: false };
+    child.stderr?.on('data', (d: Buffer) => this.logger.debug({ stderr: d.toString().slice(0, 500) }, 'render process said'));
+    child.on('message', (reply: RenderReply) => this.finish(slot, reply));
+    child.on('exit', (code, signal) => {
+      const busy = slot.busy;
+      slot.busy = null;
+      if (busy) {
+        clearTimeout(busy.timer);
+        busy.reject(new RenderError('crash', `render process ended (${signal ?? code}) while rendering`));
+      }
+      if (!this.closed) {
+        const i = this.slots.indexOf(slot);
+        if (i >= 0) this.slots[i] = this.spawn();
+        this.pump();
+      }
+    });
+    return slot;
+  }
+
+  private finish(slot: Slot, reply: RenderReply): void {
+    const busy = slot.busy;
+    if (!busy || busy.job.id !== reply.id) return;
+    clearTimeout(busy.timer);
+    slot.busy = null;
+    if (reply.rssBytes > this.maxRssBytes) {
+      this.logger.debug({ rssBytes: reply.rssBytes }, 'recycling a grown render process');
+      slot.dying = true;
+      slot.child.kill('SIGKILL');
+    }
+    if (reply.ok) busy.resolve({ pdf: Buffer.from(reply.pdf), pages: reply.pages, warnings: reply.warnings, msecs: reply.msecs });
+    else busy.reject(new RenderError('template', reply.message, reply.diagnostics));
+    this.pump();
+  }
+
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (slot.busy || slot.dying || !slot.child.connected) continue;
+      const next = this.queue.shift()!;
+      const timeoutMs = next.timeoutMs;
+      const timer = setTimeout(() => {
+        this.logger.warn({ timeoutMs }, 'render exceeded its time limit; stopping its process');
+        const busy = slot.busy;
+        slot.busy = null;
+        slot.dying = true;
+        busy?.reject(new RenderError('timeout', `render stopped after ${timeoutMs} ms (time limit)`));
+        slot.child.kill('SIGKILL');
+      }, timeoutMs);
+      slot.busy = { ...next, timer };
+      slot.child.send(next.job);
+    }
+  }
+}

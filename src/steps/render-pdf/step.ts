@@ -1,0 +1,190 @@
+import { lookupRepositoryFile, resolveStepConfig } from '../../config/resolve.js';
+import type { Context } from '../../context.js';
+import type { ArtifactRow } from '../../store/index.js';
+import { InputMissingError, loadTicketInput } from '../input.js';
+import type { Step, StepInput, StepOutcome } from '../step.js';
+import { TransformError, type Transformer } from '../transform/index.js';
+import { readBuiltinTemplate, readHelperLibrary } from './builtin-templates.js';
+import { JobLog } from './job-log.js';
+import { BlobCache, fontSet, repositoryView } from './job-view.js';
+import { JOB_ROOT } from './render-protocol.js';
+import { RenderError, type RenderPool } from './render-pool.js';
+
+/** errorCode values of failed render steps (matched by redelivery `codePattern`s). */
+export const renderErrorCodes = {
+  input: '400',
+  notFound: '404',
+  template: '422',
+  internal: '500',
+  timeout: '504',
+} as const;
+
+class StepFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The `renderpdf` step: optional XSLT, then Typst, storing the PDF, the content XML and the log. */
+export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer }): Step {
+  const cache = new BlobCache();
+  return {
+    name: 'renderpdf',
+    async run(input: StepInput): Promise<StepOutcome> {
+      const { ctx, ticket, params } = input;
+      const log = new JobLog(ctx.now);
+      const base = `jobs/${ticket.tenant}/${ticket.project}/${ticket.id}/a${ticket.attempt}`;
+      const config = await resolveStepConfig(ctx, 'renderpdf', ticket.tenant, ticket.project);
+      const keep = keepRules(config, ctx.now());
+      let content: Buffer | null = null;
+      let msecs = 0;
+      const artifacts: ArtifactRow[] = [];
+      const store = async (name: string, kind: string, data: Buffer, contentType: string, rule: { until: number | null; rule: string }) => {
+        const key = `${base}/${name}`;
+        await ctx.blobs.put(key, data);
+        artifacts.push({ ticket: ticket.id, name, kind, blob_key: key, size: data.length, content_type: contentType, keep_until: rule.until, keep_rule: rule.rule, created: ctx.now() });
+      };
+      try {
+        log.info(`ticket ${ticket.id} tenant ${ticket.tenant} project ${ticket.project} attempt ${ticket.attempt}`);
+        const job = await loadTicketInput(ctx, ticket, params).catch((err: unknown) => {
+          throw err instanceof InputMissingError ? new StepFailure(renderErrorCodes.input, err.message) : err;
+        });
+        let data = job.data;
+        let dataType = job.dataType;
+        for (const name of [params.transformBefore, params.transform]) {
+          if (!name) continue;
+          const started = performance.now();
+          data = await runTransform(ctx, deps.transformer, ticket.tenant, ticket.project, name, data, dataType, params.custom, ticket.id);
+          dataType = 'xml';
+          msecs += performance.now() - started;
+          log.info(`transform ${name}: ${data.length} bytes of XML in ${Math.round(performance.now() - started)} ms`);
+        }
+        if (dataType === 'xml') content = data;
+
+        const template = await loadTemplate(ctx, cache, ticket.tenant, ticket.project, params.documentTemplate);
+        log.info(`template ${params.documentTemplate} (${template.source})`);
+        const view = await repositoryView(ctx, ticket.tenant, ticket.project);
+        const files: [string, Buffer][] = [];
+        for (const [path, row] of view) files.push([JOB_ROOT + path, await cache.get(ctx, row)]);
+        for (const r of job.resources) files.push([`${JOB_ROOT}/${r.name}`, r.data]);
+        const dataPath = dataType === 'xml' ? '/data.xml' : '/data.json';
+        files.push([JOB_ROOT + dataPath, data]);
+        files.push([`${JOB_ROOT}/pressroom/lib.typ`, await readHelperLibrary()]);
+        const mainPath = `${JOB_ROOT}/master-documents/${params.documentTemplate}.typ`;
+        files.push([mainPath, template.data]);
+        const fonts = fontSet(view);
+        const inputs: Record<string, string> = {
+          ticket: ticket.id,
+          tenant: ticket.tenant,
+          project: ticket.project,
+          user: ticket.user_name,
+          foreignKey: ticket.foreign_key ?? '',
+          documentTemplate: params.documentTemplate,
+          dataFile: dataPath,
+          createdAt: new Date(ticket.created).toISOString(),
+          resources: [...job.resources.map((r) => r.name), ...[...view.keys()].filter((p) => p.startsWith('/images/')).map((p) => p.slice(1))].join('\n'),
+        };
+        for (const [k, v] of Object.entries(params.custom)) inputs[`custom.${k}`] = v;
+        const timeoutMs = (config.maxExecutionMillis as number | undefined) ?? ctx.settings.renderTimeoutMs;
+        const pdfStandard = config.pdfStandard as string | undefined;
+        // PDF/UA and the "a" conformance levels of PDF/A require tags; otherwise they are opt-in.
+        const pdfTags = (config.pdfTags as boolean | undefined) ?? (pdfStandard !== undefined && /^(ua-1|a-[123]a)$/.test(pdfStandard));
+        const out = await deps.pool
+          .render(
+            {
+              files,
+              main: mainPath,
+              inputs,
+              pdfTags,
+              ...(pdfStandard ? { pdfStandard } : {}),
+              ...(fonts.rows.length ? { fonts: { key: fonts.key, blobs: await Promise.all(fonts.rows.map((r) => cache.get(ctx, r))) } } : {}),
+            },
+            timeoutMs,
+          )
+          .catch((err: unknown) => {
+            if (err instanceof RenderError) {
+              for (const d of err.diagnostics.slice(1)) log.warn(d);
+              const code = err.kind === 'timeout' ? renderErrorCodes.timeout : err.kind === 'crash' ? renderErrorCodes.internal : renderErrorCodes.template;
+              throw new StepFailure(code, err.kind === 'template' ? `template ${params.documentTemplate}: ${err.message}` : err.message);
+            }
+            throw err;
+          });
+        msecs += out.msecs;
+        for (const w of out.warnings) log.warn(w);
+        log.info(`rendered ${out.pages} page(s), ${out.pdf.length} bytes in ${Math.round(out.msecs)} ms`);
+        const outputName = `${ticket.id}.pdf`;
+        if (keep.output.onSuccess) await store(outputName, 'output', out.pdf, 'application/pdf', keep.output);
+        if (keep.log.onSuccess) {
+          if (content) await store(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
+          await store(`${ticket.id}.typst.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
+        }
+        return { kind: 'succeeded', artifacts, outputName, msecs: Math.round(msecs), pages: out.pages };
+      } catch (err) {
+        const failure = err instanceof StepFailure ? err : new StepFailure(renderErrorCodes.internal, 'internal error while rendering');
+        if (!(err instanceof StepFailure)) ctx.logger.error({ err, ticket: ticket.id }, 'render step failed unexpectedly');
+        log.fatal(failure.message);
+        if (keep.log.onError) {
+          if (content) await store(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
+          await store(`${ticket.id}.typst.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
+        }
+        return { kind: 'failed', errorCode: failure.code, errorMessage: failure.message, artifacts, msecs: Math.round(msecs) };
+      }
+    },
+  };
+}
+
+async function runTransform(
+  ctx: Context,
+  transformer: Transformer,
+  tenant: string,
+  project: string,
+  name: string,
+  data: Buffer,
+  dataType: 'xml' | 'json',
+  custom: Record<string, string>,
+  ticket: string,
+): Promise<Buffer> {
+  const row = await lookupRepositoryFile(ctx, tenant, project, `transform/xslt/${name}`);
+  if (!row) throw new StepFailure(renderErrorCodes.notFound, `stylesheet ${name} not found in transform/xslt/`);
+  const stylesheet = await ctx.blobs.get(row.blob_key);
+  if (!stylesheet) throw new StepFailure(renderErrorCodes.notFound, `stylesheet ${name} is missing from blob storage`);
+  try {
+    return await transformer.transform({ stylesheet, stylesheetName: name, input: data, inputType: dataType, params: { ...custom, ticket, tenant, project } });
+  } catch (err) {
+    if (err instanceof TransformError) throw new StepFailure(err.code === 'timeout' ? renderErrorCodes.timeout : renderErrorCodes.template, `transform ${name}: ${err.message}`);
+    throw err;
+  }
+}
+
+async function loadTemplate(ctx: Context, cache: BlobCache, tenant: string, project: string, name: string): Promise<{ data: Buffer; source: string }> {
+  const row = await lookupRepositoryFile(ctx, tenant, project, `master-documents/${name}.typ`);
+  if (row) return { data: await cache.get(ctx, row), source: row.path };
+  const builtin = await readBuiltinTemplate(name);
+  if (builtin) return { data: builtin, source: 'built-in' };
+  throw new StepFailure(renderErrorCodes.notFound, `template ${name} not found in master-documents/`);
+}
+
+type KeepWhen = 'never' | 'onerror' | 'onsuccess' | 'always';
+interface Keep {
+  onSuccess: boolean;
+  onError: boolean;
+  until: number | null;
+  rule: string;
+}
+
+/** keepOutput/keepLog and their expiry, from the renderpdf config (defaults: output on success, logs always). */
+function keepRules(config: Record<string, unknown>, now: number): { output: Keep; log: Keep } {
+  const make = (when: KeepWhen, seconds: number, rule: string): Keep => ({
+    onSuccess: when === 'always' || when === 'onsuccess',
+    onError: when === 'always' || when === 'onerror',
+    until: rule === 'forever' ? null : now + seconds * 1000,
+    rule,
+  });
+  return {
+    output: make((config.keepOutput as KeepWhen) ?? 'onsuccess', (config.keepOutputForSeconds as number) ?? 86400, (config.keepOutputUntil as string) ?? 'shippedOrExpired'),
+    log: make((config.keepLog as KeepWhen) ?? 'always', (config.keepLogForSeconds as number) ?? 86400, (config.keepLogUntil as string) ?? 'shippedOrExpired'),
+  };
+}

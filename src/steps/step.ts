@@ -1,0 +1,38 @@
+import type { Context } from '../context.js';
+import type { ArtifactRow, TicketRow } from '../store/index.js';
+import type { TicketParams } from '../tickets/params.js';
+
+/** What a step is handed: the context, the claimed ticket and its parsed parameters. */
+export interface StepInput {
+  readonly ctx: Context;
+  readonly ticket: TicketRow;
+  readonly params: TicketParams;
+}
+
+/**
+ * A step's typed outcome. `failed` carries an errorCode (an HTTP-like number as a string,
+ * matched by redelivery rules' `codePattern`) and a readable message.
+ */
+export type StepOutcome =
+  | {
+      kind: 'succeeded';
+      artifacts: ArtifactRow[];
+      outputName?: string;
+      msecs?: number;
+      pages?: number;
+      messages?: string[];
+    }
+  | {
+      kind: 'failed';
+      errorCode: string;
+      errorMessage: string;
+      artifacts: ArtifactRow[];
+      msecs?: number;
+      messages?: string[];
+    };
+
+/** A pipeline step: one entry point, typed outcome. Unexpected throws count as errorCode 500. */
+export interface Step {
+  readonly name: string;
+  run(input: StepInput): Promise<StepOutcome>;
+}

@@ -1,0 +1,182 @@
+import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import pino, { type Logger } from 'pino';
+import { LruCache } from './lru-cache.js';
+import { SandboxProcess } from './sandbox-process.js';
+import type { SandboxFailure } from './sandbox-protocol.js';
+import { TransformError } from './transform-error.js';
+
+/** One XSLT 3.0 transform: a tenant's stylesheet applied to XML or JSON input. */
+export interface TransformRequest {
+  /** The .xslt file content: tenant-supplied code. */
+  stylesheet: Buffer;
+  /** Shown in error messages, e.g. `orders.xslt`. */
+  stylesheetName: string;
+  /** XML or JSON text. JSON reaches the stylesheet as `json-to-xml($json)`, see docs/transform.md. */
+  input: Buffer;
+  inputType: 'xml' | 'json';
+  /** Stylesheet parameters (`xsl:param`), passed as untyped atomic values. */
+  params?: Record<string, string>;
+  /** Overrides the Transformer's time limit for this transform. */
+  timeoutMs?: number;
+}
+
+export interface TransformerOptions {
+  /** Sandbox processes, i.e. transforms running at once. @defaultValue 2 (1 on a single core) */
+  processes?: number;
+  /** Time limit of one transform, compilation included, in ms. @defaultValue 30000 */
+  timeoutMs?: number;
+  /** Compiled stylesheets kept, keyed by the sha256 of the stylesheet. @defaultValue 100 */
+  cacheSize?: number;
+  /** Heap limit of a sandbox process in MiB (`--max-old-space-size`). @defaultValue 512 */
+  maxMemoryMb?: number;
+  logger?: Logger;
+}
+
+/** Counters for tests, metrics and the benchmark. */
+export interface TransformerStats {
+  /** Stylesheets sent to a sandbox for compilation. */
+  compiles: number;
+  /** Transforms that reused a compiled stylesheet (or its cached compile error). */
+  cacheHits: number;
+  cachedStylesheets: number;
+  /** Sandbox processes started so far. */
+  processesStarted: number;
+  liveProcesses: number;
+  queued: number;
+}
+
+type Compiled = { sef: string } | { failure: SandboxFailure };
+
+const STYLESHEET_BASE_URI = 'urn:pressroom:stylesheet';
+const OUTPUT_URI = 'file:///pressroom/principal-result.xml';
+const PARAM_NAME = /^[\p{L}_][\p{L}\p{N}_.\-\u00B7]*$/u;
+
+/**
+ * Runs XSLT 3.0 with SaxonJS in a small pool of sandboxed child processes. A stylesheet is
+ * compiled once per content hash; the compiled form (SEF) is kept in a bounded LRU and sent
+ * with later jobs. Requests queue while every process is busy.
+ */
+export class Transformer {
+  private readonly size: number;
+  private readonly timeoutMs: number;
+  private readonly maxMemoryMb: number;
+  private readonly logger: Logger;
+  private readonly compiled: LruCache<string, Compiled>;
+  private readonly live = new Set<SandboxProcess>();
+  private readonly idle: SandboxProcess[] = [];
+  private readonly waiting: { resolve: (p: SandboxProcess) => void; reject: (e: Error) => void }[] = [];
+  private readonly counters = { compiles: 0, cacheHits: 0, processesStarted: 0 };
+  private nextId = 1;
+  private closed = false;
+
+  constructor(opts: TransformerOptions = {}) {
+    this.size = Math.max(1, opts.processes ?? Math.min(2, availableParallelism()));
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.maxMemoryMb = opts.maxMemoryMb ?? 512;
+    this.compiled = new LruCache(Math.max(1, opts.cacheSize ?? 100));
+    this.logger = opts.logger ?? pino({ level: 'silent' });
+  }
+
+  /** Transforms the input; resolves to the serialized principal result, rejects with a TransformError. */
+  async transform(req: TransformRequest): Promise<Buffer> {
+    if (req.inputType !== 'xml' && req.inputType !== 'json') throw new TypeError(`unknown inputType ${String(req.inputType)}`);
+    const name = req.stylesheetName;
+    const key = createHash('sha256').update(req.stylesheet).digest('hex');
+    const known = this.compiled.get(key);
+    if (known && 'failure' in known) {
+      this.counters.cacheHits++;
+      throw describeFailure(name, known.failure);
+    }
+    const params = this.checkedParams(name, req.params ?? {});
+    const proc = await this.acquire();
+    try {
+      const cached = this.compiled.get(key);
+      const sef = cached && 'sef' in cached ? cached.sef : null;
+      if (sef === null) this.counters.compiles++;
+      else this.counters.cacheHits++;
+      const job = { id: this.nextId++, sefKey: key, sef, stylesheet: sef === null ? req.stylesheet : null, input: req.input, inputType: req.inputType, params };
+      const reply = await proc.run(job, name, req.timeoutMs ?? this.timeoutMs);
+      if (reply.sef !== null) this.compiled.set(key, { sef: reply.sef });
+      if (reply.messages.length > 0) this.logger.debug({ stylesheet: name, messages: reply.messages }, 'xsl:message output');
+      if (!reply.ok) {
+        if (reply.failure.kind === 'compile') this.compiled.set(key, { failure: reply.failure });
+        throw describeFailure(name, reply.failure);
+      }
+      return Buffer.from(reply.output.buffer, reply.output.byteOffset, reply.output.byteLength);
+    } finally {
+      this.release(proc);
+    }
+  }
+
+  /** Counters since construction. */
+  stats(): TransformerStats {
+    return { ...this.counters, cachedStylesheets: this.compiled.size, liveProcesses: this.live.size, queued: this.waiting.length };
+  }
+
+  /** Stops every sandbox process; queued and running transforms fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const w of this.waiting.splice(0)) w.reject(new TransformError('runtime', 'the transformer is closed'));
+    this.idle.length = 0;
+    await Promise.all([...this.live].map((p) => p.kill()));
+    this.live.clear();
+  }
+
+  private checkedParams(name: string, params: Record<string, string>): Record<string, string> {
+    const result: Record<string, string> = {};
+    for (const [key, value] of Object.entries(params)) {
+      if (PARAM_NAME.test(key)) result[key] = String(value);
+      else this.logger.warn({ stylesheet: name, param: key }, 'parameter name is not a valid XSLT name; not passed');
+    }
+    return result;
+  }
+
+  private acquire(): Promise<SandboxProcess> {
+    if (this.closed) return Promise.reject(new TransformError('runtime', 'the transformer is closed'));
+    for (let p = this.idle.pop(); p; p = this.idle.pop()) {
+      if (!p.dead) return Promise.resolve(p);
+      this.live.delete(p);
+    }
+    if (this.live.size < this.size) return Promise.resolve(this.start());
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+
+  private release(proc: SandboxProcess): void {
+    if (this.closed) return;
+    if (proc.dead) {
+      this.live.delete(proc);
+      this.waiting.shift()?.resolve(this.start());
+      return;
+    }
+    const next = this.waiting.shift();
+    if (next) next.resolve(proc);
+    else this.idle.push(proc);
+  }
+
+  private start(): SandboxProcess {
+    const proc = new SandboxProcess({
+      stylesheetBaseUri: STYLESHEET_BASE_URI,
+      outputUri: OUTPUT_URI,
+      sefCacheSize: 16,
+      maxMemoryMb: this.maxMemoryMb,
+      startupTimeoutMs: 30_000,
+      logger: this.logger,
+    });
+    this.counters.processesStarted++;
+    this.live.add(proc);
+    this.logger.debug({ pid: proc.pid }, 'transform sandbox process started');
+    return proc;
+  }
+}
+
+/** Words a sandbox failure for the tenant: `orders.xslt: compile error XTSE0010 at line 3: …`. */
+function describeFailure(name: string, failure: SandboxFailure): TransformError {
+  const stage = { compile: 'compile error', runtime: 'error', output: 'output error' }[failure.kind];
+  const where = [failure.xsltCode, failure.line !== null ? `at line ${failure.line}` : null].filter(Boolean).join(' ');
+  const message = failure.message.replaceAll(STYLESHEET_BASE_URI, name);
+  return new TransformError(failure.kind, `${name}: ${stage}${where ? ` ${where}` : ''}: ${message}`, {
+    ...(failure.xsltCode ? { xsltCode: failure.xsltCode } : {}),
+    ...(failure.line !== null ? { line: failure.line } : {}),
+  });
+}

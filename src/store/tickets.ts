@@ -1,0 +1,133 @@
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { Dialect } from './db.js';
+import type { ArtifactsTable, Database, TicketsTable } from './schema.js';
+
+export type TicketRow = Selectable<TicketsTable>;
+export type ArtifactRow = Selectable<ArtifactsTable>;
+export type TicketPatch = Updateable<TicketsTable>;
+
+/** Inserts tickets in one transaction (intake answers only after this returns). */
+export async function insertTickets(db: Kysely<Database>, rows: TicketRow[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (const row of rows) await trx.insertInto('tickets').values(row).execute();
+  });
+}
+
+/** A ticket by id. */
+export async function findTicket(db: Kysely<Database>, id: string): Promise<TicketRow | undefined> {
+  return db.selectFrom('tickets').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A ticket by id, only if it belongs to that tenant and project. */
+export async function findProjectTicket(db: Kysely<Database>, tenant: string, project: string, id: string): Promise<TicketRow | undefined> {
+  return db.selectFrom('tickets').selectAll().where('id', '=', id).where('tenant', '=', tenant).where('project', '=', project).executeTakeFirst();
+}
+
+/** Ids of the open tickets of a project, oldest first. */
+export async function openTicketIds(db: Kysely<Database>, tenant: string, project: string): Promise<string[]> {
+  const rows = await db.selectFrom('tickets').select('id').where('tenant', '=', tenant).where('project', '=', project).where('complete', '=', 0).orderBy('id').execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Claims up to `limit` due tickets for `owner`: sets the lease, bumps the attempt, and counts a
+ * redelivery when the previous holder never finished (its lease ran out). Atomic on both engines:
+ * PostgreSQL skips rows other workers hold; SQLite runs one writer at a time.
+ */
+export async function claimDue(db: Kysely<Database>, dialect: Dialect, owner: string, now: number, leaseMs: number, limit: number): Promise<TicketRow[]> {
+  let due = db
+    .selectFrom('tickets')
+    .select('id')
+    .where('next', 'is not', null)
+    .where('run_after', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .orderBy('priority')
+    .orderBy('run_after')
+    .orderBy('id')
+    .limit(limit);
+  if (dialect.skipLocked) due = due.forUpdate().skipLocked();
+  return db
+    .updateTable('tickets')
+    .set({
+      lease_owner: owner,
+      lease_until: now + leaseMs,
+      attempt: sql<number>`attempt + 1`,
+      redeliveries: sql<number>`redeliveries + case when lease_owner is null then 0 else 1 end`,
+      updated: now,
+    })
+    .where('id', 'in', due)
+    .returningAll()
+    .execute();
+}
+
+/** Extends a lease; false when the attempt is no longer ours. */
+export async function renewLease(db: Kysely<Database>, id: string, attempt: number, owner: string, until: number): Promise<boolean> {
+  const res = await db
+    .updateTable('tickets')
+    .set({ lease_until: until })
+    .where('id', '=', id)
+    .where('attempt', '=', attempt)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/**
+ * Commits a step's outcome and the next step together, with the artifacts it produced,
+ * only if `attempt` still holds the lease. False means a newer attempt owns the ticket.
+ */
+export async function completeStep(
+  db: Kysely<Database>,
+  ref: { id: string; attempt: number; owner: string },
+  patch: TicketPatch,
+  artifacts: ArtifactRow[],
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const res = await trx
+      .updateTable('tickets')
+      .set({ ...patch, lease_owner: null, lease_until: null })
+      .where('id', '=', ref.id)
+      .where('attempt', '=', ref.attempt)
+      .where('lease_owner', '=', ref.owner)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    for (const a of artifacts) {
+      await trx
+        .insertInto('artifacts')
+        .values(a)
+        .onConflict((oc) => oc.columns(['ticket', 'name']).doUpdateSet({ blob_key: a.blob_key, size: a.size, content_type: a.content_type, kind: a.kind, keep_until: a.keep_until, keep_rule: a.keep_rule, created: a.created }))
+        .execute();
+    }
+    return true;
+  });
+}
+
+/** Marks a ticket's output shipped. */
+export async function markShipped(db: Kysely<Database>, id: string, now: number): Promise<void> {
+  await db.updateTable('tickets').set({ shipped: 1, updated: now }).where('id', '=', id).execute();
+}
+
+/** The stored files of a ticket. */
+export async function listArtifacts(db: Kysely<Database>, ticket: string): Promise<ArtifactRow[]> {
+  return db.selectFrom('artifacts').selectAll().where('ticket', '=', ticket).orderBy('name').execute();
+}
+
+/** One stored file by its served name (`<ticket><extension>`). */
+export async function findArtifactByName(db: Kysely<Database>, name: string): Promise<ArtifactRow | undefined> {
+  return db.selectFrom('artifacts').selectAll().where('name', '=', name).executeTakeFirst();
+}
+
+/** Deletes the tickets (and artifact rows) of a tenant or project; returns blob keys to remove. */
+export async function deleteTicketsOf(db: Kysely<Database>, tenant: string, project?: string): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    let ids = trx.selectFrom('tickets').select('id').where('tenant', '=', tenant);
+    if (project !== undefined) ids = ids.where('project', '=', project);
+    const artifacts = await trx.selectFrom('artifacts').select('blob_key').where('ticket', 'in', ids).execute();
+    const inputs = await ids.clearSelect().select('input_key').where('input_key', 'is not', null).execute();
+    await trx.deleteFrom('artifacts').where('ticket', 'in', ids).execute();
+    let del = trx.deleteFrom('tickets').where('tenant', '=', tenant);
+    if (project !== undefined) del = del.where('project', '=', project);
+    await del.execute();
+    return [...artifacts.map((a) => a.blob_key), ...inputs.map((i) => i.input_key!)];
+  });
+}

@@ -1,0 +1,42 @@
+import type { Readable } from 'node:stream';
+import { ZipFile } from 'yazl';
+import type { Context } from '../context.js';
+import { notFound } from '../errors.js';
+import { tickets, type ArtifactRow, type TicketRow } from '../store/index.js';
+
+/** The main output of a complete ticket, or 404. */
+export async function mainArtifact(ctx: Context, ticket: TicketRow): Promise<ArtifactRow> {
+  if (ticket.complete !== 1 || !ticket.output_name) throw notFound(`artifact of ticket ${ticket.id}`);
+  const row = await tickets.findArtifactByName(ctx.db.kysely, ticket.output_name);
+  if (!row || row.ticket !== ticket.id) throw notFound(`artifact of ticket ${ticket.id}`);
+  return row;
+}
+
+/** Streams one stored file. */
+export async function openArtifact(ctx: Context, row: ArtifactRow): Promise<Readable> {
+  const stream = await ctx.blobs.stream(row.blob_key);
+  if (!stream) throw notFound(`artifact ${row.name}`);
+  return stream;
+}
+
+/** All stored files of a complete ticket packed into one ZIP, streamed. */
+export async function artifactZip(ctx: Context, ticket: TicketRow): Promise<Readable> {
+  if (ticket.complete !== 1) throw notFound(`artifacts of ticket ${ticket.id}`);
+  const rows = await tickets.listArtifacts(ctx.db.kysely, ticket.id);
+  if (rows.length === 0) throw notFound(`artifacts of ticket ${ticket.id}`);
+  const zip = new ZipFile();
+  for (const row of rows) {
+    const data = await ctx.blobs.get(row.blob_key);
+    if (data) zip.addBuffer(data, row.name, { mtime: new Date(row.created) });
+  }
+  zip.end();
+  return zip.outputStream as Readable;
+}
+
+/** Finds a stored file by name within a project, or 404. */
+export async function findStoredFile(ctx: Context, tenant: string, project: string, filename: string): Promise<{ row: ArtifactRow; ticket: TicketRow }> {
+  const row = await tickets.findArtifactByName(ctx.db.kysely, filename);
+  const ticket = row ? await tickets.findProjectTicket(ctx.db.kysely, tenant, project, row.ticket) : undefined;
+  if (!row || !ticket) throw notFound(`file ${filename}`);
+  return { row, ticket };
+}

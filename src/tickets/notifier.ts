@@ -1,0 +1,59 @@
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Db } from '../store/index.js';
+
+const CHANNEL = 'pressroom_events';
+
+/** Ticket events: `new` wakes workers, `done:<id>` wakes synchronous waiters. */
+export interface Notifier {
+  publish(event: string): Promise<void>;
+  subscribe(fn: (event: string) => void): () => void;
+  close(): Promise<void>;
+}
+
+/**
+ * In-process events, plus PostgreSQL LISTEN/NOTIFY when the store is PostgreSQL so an API
+ * process hears a worker process. Local subscribers hear local events at once either way.
+ */
+export async function createNotifier(db: Db, logger: Logger): Promise<Notifier> {
+  const local = new EventEmitter();
+  local.setMaxListeners(0);
+  let listener: pg.Client | null = null;
+  let closed = false;
+
+  const connect = async (): Promise<void> => {
+    if (!db.pgConfig || closed) return;
+    const client = new pg.Client(db.pgConfig);
+    client.on('notification', (msg) => {
+      if (msg.channel === CHANNEL && msg.payload && !msg.payload.startsWith(`${instance}|`)) local.emit('event', msg.payload.slice(msg.payload.indexOf('|') + 1));
+    });
+    client.on('error', (err) => {
+      logger.warn({ err }, 'notification connection lost; reconnecting');
+      listener = null;
+      client.end().catch(() => {});
+      if (!closed) setTimeout(() => void connect().catch((e: unknown) => logger.warn({ err: e }, 'reconnect failed')), 1000).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    listener = client;
+  };
+  const instance = Math.random().toString(36).slice(2);
+  await connect();
+
+  return {
+    async publish(event) {
+      local.emit('event', event);
+      if (db.pgPool) await db.pgPool.query('SELECT pg_notify($1, $2)', [CHANNEL, `${instance}|${event}`]);
+    },
+    subscribe(fn) {
+      local.on('event', fn);
+      return () => local.off('event', fn);
+    },
+    async close() {
+      closed = true;
+      local.removeAllListeners();
+      if (listener) await listener.end().catch(() => {});
+    },
+  };
+}

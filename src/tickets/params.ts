@@ -1,0 +1,79 @@
+import { AppError } from '../errors.js';
+
+/** The query of a render request, as validated by the route schema. */
+export interface RenderQuery {
+  callback?: string;
+  error?: string;
+  upload?: string;
+  transform?: string;
+  transformBefore?: string;
+  documentTemplate?: string;
+  foreignKey?: string;
+  profile?: string;
+  customParams?: string;
+  custom?: string[];
+  timeToWait?: number;
+  convert?: string;
+}
+
+/** What a ticket remembers of its request (stored as JSON in `tickets.params`). */
+export interface TicketParams {
+  callback?: string;
+  error?: string;
+  upload?: string;
+  transform?: string;
+  transformBefore?: string;
+  documentTemplate: string;
+  profiles: string[];
+  custom: Record<string, string>;
+  convert?: string;
+  /** Name of the data file in the job view: `data.xml` or `data.json`. */
+  dataFile: 'data.xml' | 'data.json';
+  /** Resource paths of a ZIP input (besides the data file), for templates. */
+  resources?: string[];
+}
+
+const MAX_CUSTOM = 100;
+
+/** Merges `customParams` (a percent-encoded query string) and repeated `custom=key:value`. */
+export function parseCustom(query: RenderQuery): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (query.customParams) {
+    for (const [k, v] of new URLSearchParams(query.customParams)) {
+      if (!/^[\w.-]{1,64}$/.test(k)) throw customError('customParams', `key "${k.slice(0, 64)}" must be 1-64 of A-Z a-z 0-9 _ . -`);
+      out[k] = v;
+    }
+  }
+  for (const entry of query.custom ?? []) {
+    const i = entry.indexOf(':');
+    const key = i < 0 ? '' : entry.slice(0, i);
+    if (!/^[\w.-]{1,64}$/.test(key)) throw customError('custom', `entry "${entry.slice(0, 64)}" must be <key>:<value> with a key of 1-64 of A-Z a-z 0-9 _ . -`);
+    out[key] = entry.slice(i + 1);
+  }
+  if (Object.keys(out).length > MAX_CUSTOM) throw customError('custom', `at most ${MAX_CUSTOM} custom parameters`);
+  return out;
+}
+
+function customError(field: string, message: string): AppError {
+  return new AppError('bad_request', `${field}: ${message}`, { details: [{ field, message }] });
+}
+
+/** Checks whitespace-separated webhook URL patterns: absolute http(s) once placeholders are filled. */
+export function checkUrlList(field: 'callback' | 'error' | 'upload', value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const urls = value.trim().split(/\s+/).filter(Boolean);
+  if (urls.length === 0) return undefined;
+  for (const u of urls) {
+    const probe = u.replace(/\{(ticket|location|errorCode|errorMessage)\}/g, 'x').replace(/\$\{[\w.-]+\}/g, 'x');
+    let parsed: URL;
+    try {
+      parsed = new URL(probe);
+    } catch {
+      throw new AppError('bad_request', `${field}: "${u}" is not an absolute URL`, { details: [{ field, message: 'not an absolute URL' }] });
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new AppError('bad_request', `${field}: only http and https URLs are allowed`, { details: [{ field, message: 'scheme not allowed' }] });
+    }
+  }
+  return urls.join(' ');
+}

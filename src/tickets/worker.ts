@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { resolveStepConfig } from '../config/resolve.js';
+import type { Context } from '../context.js';
+import type { Step, StepOutcome } from '../steps/step.js';
+import { tickets, type TicketPatch, type TicketRow } from '../store/index.js';
+import type { Notifier } from './notifier.js';
+import type { TicketParams } from './params.js';
+import { errorStep, stepAfter } from './pipeline.js';
+import { redeliveryDelay } from './redelivery.js';
+
+/**
+ * Claims due tickets and runs one step each. Each step's outcome and the next step are
+ * committed together, under the attempt that claimed the ticket, so a worker that lost its
+ * lease (paused, partitioned) can never overwrite a newer attempt.
+ */
+export class Worker {
+  readonly id = `w-${randomBytes(6).toString('hex')}`;
+  private readonly active = new Set<Promise<void>>();
+  private readonly implemented: ReadonlySet<string>;
+  private running = false;
+  private wake: (() => void) | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly notifier: Notifier,
+    private readonly steps: ReadonlyMap<string, Step>,
+  ) {
+    this.implemented = new Set(steps.keys());
+  }
+
+  start(): void {
+    this.running = true;
+    this.unsubscribe = this.notifier.subscribe((event) => {
+      if (event === 'new') this.wake?.();
+    });
+    this.loop = this.run();
+  }
+
+  /** Stops claiming and waits for running steps (their leases lapse if this takes too long). */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    this.wake?.();
+    await this.loop;
+    await Promise.race([Promise.all(this.active), new Promise((r) => setTimeout(r, graceMs).unref())]);
+  }
+
+  private async run(): Promise<void> {
+    const { settings, logger } = this.ctx;
+    while (this.running) {
+      const free = settings.workerConcurrency - this.active.size;
+      let claimed: TicketRow[] = [];
+      if (free > 0) {
+        try {
+          claimed = await tickets.claimDue(this.ctx.db.kysely, this.ctx.db.dialect, this.id, this.ctx.now(), settings.leaseMs, free);
+        } catch (err) {
+          logger.error({ err }, 'claiming tickets failed');
+        }
+      }
+      for (const t of claimed) {
+        const p = this.process(t).catch((err: unknown) => logger.error({ err, ticket: t.id }, 'step crashed'));
+        this.active.add(p);
+        void p.finally(() => {
+          this.active.delete(p);
+          this.wake?.();
+        });
+      }
+      if (claimed.length === free && free > 0) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, settings.pollMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+  }
+
+  private async process(ticket: TicketRow): Promise<void> {
+    const { ctx } = this;
+    const stepName = ticket.next!;
+    const step = this.steps.get(stepName);
+    const params = JSON.parse(ticket.params) as TicketParams;
+    const ref = { id: ticket.id, attempt: ticket.attempt, owner: this.id };
+    const renew = setInterval(() => {
+      tickets.renewLease(ctx.db.kysely, ticket.id, ticket.attempt, this.id, ctx.now() + ctx.settings.leaseMs).catch((err: unknown) => ctx.logger.warn({ err }, 'lease renewal failed'));
+    }, Math.max(250, Math.floor(ctx.settings.leaseMs / 3)));
+    let outcome: StepOutcome;
+    try {
+      outcome = step
+        ? await step.run({ ctx, ticket, params })
+        : { kind: 'failed', errorCode: '500', errorMessage: `no worker implements step ${stepName}`, artifacts: [] };
+    } catch (err) {
+      ctx.logger.error({ err, ticket: ticket.id, step: stepName }, 'step threw');
+      outcome = { kind: 'failed', errorCode: '500', errorMessage: `internal error in step ${stepName}`, artifacts: [] };
+    } finally {
+      clearInterval(renew);
+    }
+    const patch = await this.patchFor(ticket, stepName, params, outcome);
+    const committed = await tickets.completeStep(ctx.db.kysely, ref, patch, outcome.artifacts);
+    if (!committed) {
+      ctx.logger.warn({ ticket: ticket.id, attempt: ticket.attempt }, 'lease lost before the step finished; discarding its result');
+      await Promise.all(outcome.artifacts.map((a) => ctx.blobs.delete(a.blob_key)));
+      return;
+    }
+    if (patch.complete === 1) await this.notifier.publish(`done:${ticket.id}`).catch(() => {});
+    else if (patch.next) await this.notifier.publish('new').catch(() => {});
+  }
+
+  private async patchFor(ticket: TicketRow, step: string, params: TicketParams, outcome: StepOutcome): Promise<TicketPatch> {
+    const now = this.ctx.now();
+    const messages = [...(JSON.parse(ticket.messages) as string[]), ...(outcome.messages ?? [])];
+    const base: TicketPatch = {
+      updated: now,
+      messages: JSON.stringify(messages.slice(-100)),
+      processing_msecs: ticket.processing_msecs + (outcome.msecs ?? 0),
+    };
+    if (outcome.kind === 'succeeded') {
+      const next = stepAfter(step, params, this.implemented);
+      return {
+        ...base,
+        status: `${step}.succeeded`,
+        next,
+        complete: next ? 0 : 1,
+        completed: next ? null : now,
+        run_after: now,
+        error_code: null,
+        error_message: null,
+        ...(outcome.pages !== undefined ? { processing_pages: ticket.processing_pages + outcome.pages } : {}),
+        ...(outcome.outputName ? { output_name: outcome.outputName } : {}),
+      };
+    }
+    const config = await resolveStepConfig(this.ctx, step as never, ticket.tenant, ticket.project).catch(() => ({}) as Record<string, unknown>);
+    const delay = redeliveryDelay((config as Record<string, unknown>).redeliverOnError, outcome.errorCode, ticket.redeliveries, now - ticket.created);
+    const failed = { ...base, status: `${step}.failed`, error_code: outcome.errorCode, error_message: outcome.errorMessage };
+    if (delay !== null) {
+      return { ...failed, next: step, run_after: now + delay, redeliveries: ticket.redeliveries + 1 };
+    }
+    const next = errorStep(params, this.implemented);
+    return { ...failed, next, complete: next ? 0 : 1, completed: next ? null : now, run_after: now };
+  }
+}
