@@ -20,7 +20,7 @@ export const errorCatalogue = {
   method_not_allowed: { status: 405, doc: 'The method is not allowed on this resource.' },
   not_acceptable: { status: 406, doc: 'The Accept header is missing or names no type this endpoint can send.' },
   render_timeout: { status: 408, doc: 'Synchronous render not finished within `timeToWait`; the body is the RenderResult.' },
-  conflict: { status: 409, doc: 'The tenant or project exists already, or the resource is busy (open tickets).' },
+  conflict: { status: 409, doc: 'The tenant, project or user exists already.' },
   payload_too_large: { status: 413, doc: 'The request body is larger than the configured limit.' },
   unsupported_media_type: { status: 415, doc: 'The Content-Type is not accepted by this endpoint.' },
   rate_limited: { status: 429, doc: 'Rate limited (defined by the contract, not used).' },
