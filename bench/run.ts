@@ -5,6 +5,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { readBuiltinTemplate, readHelperLibrary } from '../src/steps/render-pdf/builtin-templates.js';
 import { JOB_ROOT } from '../src/steps/render-pdf/render-protocol.js';
+import { convertBench } from './convert-bench.js';
+import { fanoutBench } from './fanout-bench.js';
+import { pptxBench } from './pptx-bench.js';
 import { benchData, benchZip, rawTypst } from './pdf-bench.js';
 import { rssMiB, startBenchServer } from './server-process.js';
 
@@ -91,8 +94,23 @@ async function waitIdle(base: string, headers: Record<string, string>): Promise<
   }
 }
 
+/** Benchmark sections by name; `npm run bench -- fanout pdf` runs only those named. */
+const sections: Record<string, () => Promise<void>> = {
+  pdf: pdfBench,
+  fanout: async () => {
+    results.fanout1000 = await fanoutBench(cores);
+  },
+  pptx: async () => {
+    results.pptx20Slides = await pptxBench(50);
+  },
+  convert: async () => {
+    results.convertA4 = await convertBench();
+  },
+};
+const wanted = process.argv.slice(2);
+for (const name of wanted) if (!(name in sections)) throw new Error(`unknown bench section ${name}; known: ${Object.keys(sections).join(', ')}`);
 execSync('npm run build --silent', { stdio: 'inherit' });
-await pdfBench();
+for (const [name, run] of Object.entries(sections)) if (wanted.length === 0 || wanted.includes(name)) await run();
 console.log(JSON.stringify(results, null, 2));
 mkdirSync('.bench', { recursive: true });
 writeFileSync('.bench/results.json', JSON.stringify(results, null, 2) + '\n');

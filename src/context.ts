@@ -3,6 +3,7 @@ import { TokenService } from './auth/index.js';
 import { openBlobStore, type BlobStore } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
 import { migrate, openDb, type Db } from './store/index.js';
+import { Transformer } from './steps/transform/index.js';
 import { createNotifier, type Notifier } from './tickets/notifier.js';
 
 /** Everything a process shares: settings, store, blobs, token service, logger. Built once at start. */
@@ -14,6 +15,8 @@ export interface Context {
   readonly logger: Logger;
   /** Ticket events across processes (new tickets, completions). */
   readonly notifier: Notifier;
+  /** Sandboxed XSLT processes (started on first use): intake runs transformBefore, workers transform. */
+  readonly transformer: Transformer;
   /** Wall clock in epoch ms; tests inject their own to move time without sleeping. */
   now(): number;
   close(): Promise<void>;
@@ -44,6 +47,7 @@ export async function createContext(settings: Settings, opts: { logger?: Logger;
   const blobs = openBlobStore(settings);
   const tokens = await TokenService.create(settings, db);
   const notifier = await createNotifier(db, logger);
+  const transformer = new Transformer({ processes: Math.max(1, Math.min(2, settings.renderThreads)), timeoutMs: settings.renderTimeoutMs, logger });
   return {
     settings,
     db,
@@ -51,8 +55,10 @@ export async function createContext(settings: Settings, opts: { logger?: Logger;
     tokens,
     logger,
     notifier,
+    transformer,
     now: opts.now ?? Date.now,
     async close() {
+      await transformer.close();
       await notifier.close();
       await db.close();
     },

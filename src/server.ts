@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { bootstrapOperator } from './auth/index.js';
 import type { Settings } from './config/settings.js';
 import { createContext, type Context } from './context.js';
 import { buildApp } from './http/app.js';
 import { createSteps, type StepSet } from './steps/index.js';
 import { Worker } from './tickets/index.js';
+import { startHousekeeping, type Housekeeping } from './tickets/retention/index.js';
 
 /** A running pressroom process: its context, HTTP app (api role) and a stop function. */
 export interface Server {
@@ -16,14 +18,15 @@ export interface Server {
 }
 
 /** Starts the roles the settings ask for: migrate, bootstrap, listen, run workers. */
-export async function startServer(settings: Settings, opts: { now?: () => number; print?: (line: string) => void } = {}): Promise<Server> {
-  const ctx = await createContext(settings, opts.now ? { now: opts.now } : {});
+export async function startServer(settings: Settings, opts: { now?: () => number; print?: (line: string) => void; logger?: Logger } = {}): Promise<Server> {
+  const ctx = await createContext(settings, { ...(opts.now ? { now: opts.now } : {}), ...(opts.logger ? { logger: opts.logger } : {}) });
   const print = opts.print ?? ((line: string) => process.stdout.write(line + '\n'));
   let stopping = false;
   let app: FastifyInstance | null = null;
   let url: string | null = null;
   let stepSet: StepSet | null = null;
   let worker: Worker | null = null;
+  let housekeeping: Housekeeping | null = null;
   try {
     await bootstrapOperator(ctx.db, { password: settings.adminPassword, dataDir: settings.dataDir, print });
     if (settings.role !== 'worker') {
@@ -39,7 +42,10 @@ export async function startServer(settings: Settings, opts: { now?: () => number
       worker = new Worker(ctx, ctx.notifier, stepSet.steps);
       worker.start();
     }
+    // Every process offers to run housekeeping; one wins each round (see tickets/retention).
+    housekeeping = startHousekeeping(ctx);
   } catch (err) {
+    await housekeeping?.stop();
     await worker?.stop();
     await stepSet?.close();
     await app?.close();
@@ -55,6 +61,7 @@ export async function startServer(settings: Settings, opts: { now?: () => number
       stopping = true;
       await app?.close();
       await worker?.stop();
+      await housekeeping?.stop();
       await stepSet?.close();
       await ctx.close();
     },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -49,12 +49,15 @@ export class FileBlobStore implements BlobStore {
     return createReadStream(path);
   }
 
-  async delete(key: string): Promise<void> {
+  async delete(key: string, opts: { pruneFolder?: boolean } = {}): Promise<void> {
+    const path = this.file(key);
     try {
-      await unlink(this.file(key));
+      await unlink(path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
+    // rmdir refuses a folder that is not empty, which is exactly the condition wanted.
+    if (opts.pruneFolder && key.includes('/')) await rmdir(dirname(path)).catch(() => {});
   }
 
   async size(key: string): Promise<number | undefined> {
@@ -67,20 +70,52 @@ export class FileBlobStore implements BlobStore {
 
   async list(prefix: string): Promise<string[]> {
     const out: string[] = [];
-    const walk = async (dir: string): Promise<void> => {
-      let entries;
-      try {
-        entries = await readdir(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const e of entries) {
-        const full = join(dir, e.name);
-        if (e.isDirectory()) await walk(full);
-        else if (!e.name.endsWith('.tmp')) out.push(relative(this.root, full).split(sep).join('/'));
-      }
-    };
-    await walk(this.root);
+    await this.walk(this.folderOf(prefix), async (full, name) => {
+      if (!name.endsWith('.tmp')) out.push(relative(this.root, full).split(sep).join('/'));
+    });
     return out.filter((k) => k.startsWith(prefix)).sort();
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    if (!prefix.endsWith('/')) throw new Error(`blob prefix must end in /: ${prefix}`);
+    // The folder goes too, so no empty directories pile up.
+    await rm(this.file(prefix.slice(0, -1)), { recursive: true, force: true });
+  }
+
+  async removeStaleTemp(before: number): Promise<number> {
+    let removed = 0;
+    await this.walk(this.root, async (full, name) => {
+      if (!name.endsWith('.tmp')) return;
+      const info = await stat(full).catch(() => null);
+      if (info && info.mtimeMs < before) {
+        await rm(full, { force: true });
+        removed++;
+      }
+    });
+    return removed;
+  }
+
+  /** The deepest folder that holds every key starting with `prefix` (so listing a ticket is not a walk of everything). */
+  private folderOf(prefix: string): string {
+    const folder = prefix.slice(0, Math.max(0, prefix.lastIndexOf('/')));
+    try {
+      return folder ? this.file(folder) : this.root;
+    } catch {
+      return this.root; // not a valid folder: the walk finds nothing under it anyway
+    }
+  }
+
+  private async walk(dir: string, visit: (full: string, name: string) => Promise<void>): Promise<void> {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const full = join(dir, e.name);
+      if (e.isDirectory()) await this.walk(full, visit);
+      else await visit(full, e.name);
+    }
   }
 }

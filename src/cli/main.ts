@@ -1,5 +1,6 @@
 import { InvalidSettingsError } from '../config/settings.js';
 import { migrateCommand } from './migrate.js';
+import { sealCommand } from './seal.js';
 import { serveCommand } from './serve.js';
 import { usersCommand } from './users.js';
 
@@ -11,6 +12,7 @@ commands:
   users add <name> --tenant T --project P --scope jobs|admin [--password-stdin]
   users list [--tenant T] [--json]
   users remove <name> [--tenant T]  (without --tenant: an operator)
+  seal <value> | seal --stdin       print {sealed:…} for a secret in a config.ion
 
 Settings come from PRESSROOM_* environment variables; see docs/configuration.md.`;
 
@@ -23,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
       return migrateCommand(rest);
     case 'users':
       return usersCommand(rest);
+    case 'seal':
+      return sealCommand(rest);
     case 'help':
     case '--help':
     case '-h':

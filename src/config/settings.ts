@@ -25,6 +25,8 @@ export interface Settings {
   readonly adminPassword: string | null;
   /** HMAC secret for JWTs; generated once and kept in the store when unset. */
   readonly jwtSecret: string | null;
+  /** AES-256 key (base64 of 32 bytes) for sealed config.ion values; generated once and kept in the store when unset. */
+  readonly sealKey: string | null;
   /** Token lifetime in seconds. @defaultValue 3600 */
   readonly tokenTtlSeconds: number;
   /** `iss` claim of issued tokens. @defaultValue pressroom */
@@ -53,6 +55,20 @@ export interface Settings {
   readonly zipMaxBytes: number;
   /** Most entries in such a ZIP. @defaultValue 10000 */
   readonly zipMaxEntries: number;
+  /** Largest media asset (image URL in the data) in bytes. @defaultValue 20971520 (20 MiB) */
+  readonly assetMaxBytes: number;
+  /** Longest one media asset download may take, connecting included. @defaultValue 15000 */
+  readonly assetTimeoutMs: number;
+  /** Most media asset URLs downloaded for one job; 0 turns downloads off. @defaultValue 50 */
+  readonly assetMaxCount: number;
+  /** Largest total size of the media asset cache under `<data>/asset-cache`; 0 turns it off. @defaultValue 536870912 */
+  readonly assetCacheBytes: number;
+  /** Longest a media asset is kept in the cache, in seconds. @defaultValue 86400 */
+  readonly assetCacheTtlSeconds: number;
+  /** How often each process offers to run housekeeping (retention); 0 turns it off here. @defaultValue 60000 */
+  readonly housekeepingMs: number;
+  /** How long a complete ticket's status outlives its last stored file. @defaultValue 604800 */
+  readonly ticketRetentionSeconds: number;
 }
 
 interface Definition<K extends keyof Settings> {
@@ -146,6 +162,15 @@ export const definitions: Definitions = {
       return v;
     },
   },
+  sealKey: {
+    env: 'PRESSROOM_SEAL_KEY',
+    doc: 'Key for sealed config.ion values (`pressroom seal`): base64 of 32 random bytes; generated and stored once when unset.',
+    parse: (raw) => {
+      const v = optional(raw);
+      if (v !== null && Buffer.from(v, 'base64').length !== 32) throw new SettingError('PRESSROOM_SEAL_KEY must be the base64 encoding of 32 bytes (openssl rand -base64 32)');
+      return v;
+    },
+  },
   tokenTtlSeconds: { env: 'PRESSROOM_TOKEN_TTL_SECONDS', doc: 'Access token lifetime in seconds.', parse: int('PRESSROOM_TOKEN_TTL_SECONDS', 3600, 60, 31_536_000) },
   jwtIssuer: { env: 'PRESSROOM_JWT_ISSUER', doc: '`iss` claim of access tokens.', parse: str('pressroom') },
   jwtAudience: { env: 'PRESSROOM_JWT_AUDIENCE', doc: '`aud` claim of access tokens.', parse: str('pressroom') },
@@ -176,6 +201,21 @@ export const definitions: Definitions = {
   },
   zipMaxBytes: { env: 'PRESSROOM_ZIP_MAX_BYTES', doc: 'Most uncompressed bytes accepted from one ZIP.', parse: int('PRESSROOM_ZIP_MAX_BYTES', 256 * 1024 * 1024, 1024, 2 ** 40) },
   zipMaxEntries: { env: 'PRESSROOM_ZIP_MAX_ENTRIES', doc: 'Most entries accepted in one ZIP.', parse: int('PRESSROOM_ZIP_MAX_ENTRIES', 10_000, 1, 1_000_000) },
+  assetMaxBytes: { env: 'PRESSROOM_ASSET_MAX_BYTES', doc: 'Largest media asset in bytes.', parse: int('PRESSROOM_ASSET_MAX_BYTES', 20 * 1024 * 1024, 1024, 2 ** 31 - 1) },
+  assetTimeoutMs: { env: 'PRESSROOM_ASSET_TIMEOUT_MS', doc: 'Longest one media asset download may take.', parse: int('PRESSROOM_ASSET_TIMEOUT_MS', 15_000, 100, 600_000) },
+  assetMaxCount: { env: 'PRESSROOM_ASSET_MAX_COUNT', doc: 'Most media asset URLs downloaded for one job.', parse: int('PRESSROOM_ASSET_MAX_COUNT', 50, 0, 10_000) },
+  assetCacheBytes: { env: 'PRESSROOM_ASSET_CACHE_BYTES', doc: 'Largest total size of the media asset cache.', parse: int('PRESSROOM_ASSET_CACHE_BYTES', 512 * 1024 * 1024, 0, 2 ** 50) },
+  assetCacheTtlSeconds: { env: 'PRESSROOM_ASSET_CACHE_TTL_SECONDS', doc: 'Longest a media asset is kept in the cache.', parse: int('PRESSROOM_ASSET_CACHE_TTL_SECONDS', 86_400, 1, 31_536_000) },
+  housekeepingMs: {
+    env: 'PRESSROOM_HOUSEKEEPING_MS',
+    doc: 'How often each process offers to run housekeeping (deleting expired files and tickets); one process wins each round. 0 turns it off in this process.',
+    parse: int('PRESSROOM_HOUSEKEEPING_MS', 60_000, 0, 86_400_000),
+  },
+  ticketRetentionSeconds: {
+    env: 'PRESSROOM_TICKET_RETENTION_SECONDS',
+    doc: 'How long the status of a complete ticket stays readable after completion, once its files are gone.',
+    parse: int('PRESSROOM_TICKET_RETENTION_SECONDS', 604_800, 0, 31_536_000),
+  },
 };
 
 /** Thrown when the environment holds invalid settings; lists every problem. */

@@ -12,12 +12,13 @@ import { authRoutes } from './routes/auth-tokens.js';
 import { healthRoutes } from './routes/health.js';
 import { renderRoutes } from './routes/render.js';
 import { repositoryRoutes } from './routes/repository.js';
+import { statisticsRoutes } from './routes/statistics.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { ticketRoutes } from './routes/tickets.js';
 import './types.js';
 
 /** Route plugins under /rest, one per resource. */
-const restPlugins: ((app: FastifyInstance, ctx: Context) => Promise<void>)[] = [tenantRoutes, repositoryRoutes, renderRoutes, ticketRoutes];
+const restPlugins: ((app: FastifyInstance, ctx: Context) => Promise<void>)[] = [tenantRoutes, repositoryRoutes, renderRoutes, ticketRoutes, statisticsRoutes];
 
 const allMethods: HTTPMethods[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
 

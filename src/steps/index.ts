@@ -1,8 +1,14 @@
+import { MediaAssets, mediaAssetsOptions } from '../assets/index.js';
 import type { Context } from '../context.js';
+import { aggregateStep } from './aggregate/step.js';
+import { callbackStep } from './callback/index.js';
+import { ConvertPool, convertStep } from './convert/index.js';
+import { errorStep } from './error/index.js';
 import { RenderPool } from './render-pdf/render-pool.js';
 import { renderPdfStep } from './render-pdf/step.js';
+import { renderPptxStep } from './render-pptx/step.js';
 import type { Step } from './step.js';
-import { Transformer } from './transform/index.js';
+import { uploadStep } from './upload/index.js';
 
 export type { Step, StepInput, StepOutcome } from './step.js';
 export { RenderPool, RenderError } from './render-pdf/render-pool.js';
@@ -16,12 +22,21 @@ export interface StepSet {
 /** Starts the render and transform pools and returns every implemented step by name. */
 export function createSteps(ctx: Context): StepSet {
   const pool = new RenderPool(ctx.settings.renderThreads, ctx.settings.renderTimeoutMs, ctx.logger);
-  const transformer = new Transformer({ processes: Math.max(1, Math.min(2, ctx.settings.renderThreads)), timeoutMs: ctx.settings.renderTimeoutMs, logger: ctx.logger });
-  const steps = new Map<string, Step>([['renderpdf', renderPdfStep({ pool, transformer })]]);
+  const assets = new MediaAssets({ ...mediaAssetsOptions(ctx.settings), logger: ctx.logger });
+  const convertPool = new ConvertPool(ctx.settings.renderThreads, ctx.settings.renderTimeoutMs, ctx.logger);
+  const steps = new Map<string, Step>([
+    ['renderpdf', renderPdfStep({ pool, transformer: ctx.transformer, assets })],
+    ['renderpptx', renderPptxStep({ transformer: ctx.transformer })],
+    ['aggregate', aggregateStep()],
+    ['convert', convertStep({ pool: convertPool })],
+    ['upload', uploadStep()],
+    ['callback', callbackStep()],
+    ['error', errorStep()],
+  ]);
   return {
     steps,
     async close() {
-      await Promise.all([pool.close(), transformer.close()]);
+      await Promise.all([pool.close(), convertPool.close(), assets.close()]);
     },
   };
 }

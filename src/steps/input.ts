@@ -15,6 +15,13 @@ export async function loadTicketInput(ctx: Context, ticket: TicketRow, params: T
   const raw = ticket.input_inline ? Buffer.from(ticket.input_inline) : ticket.input_key ? await ctx.blobs.get(ticket.input_key) : undefined;
   if (!raw) throw new InputMissingError(`input of ticket ${ticket.id} is no longer stored (keepInputForSeconds passed?)`);
   const dataType = params.dataFile === 'data.json' ? 'json' : 'xml';
+  if (ticket.input_type === 'zip-part') {
+    // A fanout part of a ZIP: its XML inline, the resources in the ZIP its siblings share.
+    const zip = ticket.input_key ? await ctx.blobs.get(ticket.input_key) : undefined;
+    if (!zip || !ticket.input_inline) throw new InputMissingError(`input of ticket ${ticket.id} is no longer stored (keepInputForSeconds passed?)`);
+    const files = (await readZip(zip, zipLimits(ctx.settings))).flatMap((e) => (e.kind === 'file' ? [e] : []));
+    return { data: Buffer.from(ticket.input_inline), dataType: 'xml', resources: files.filter((f) => f.name !== 'data.xml' && f.name !== 'data.json').map((f) => ({ name: f.name, data: f.data })) };
+  }
   if (ticket.input_type !== 'zip') return { data: raw, dataType, resources: [] };
   const files = (await readZip(raw, zipLimits(ctx.settings))).flatMap((e) => (e.kind === 'file' ? [e] : []));
   const data = files.find((f) => f.name === params.dataFile);

@@ -21,6 +21,15 @@ export type StepOutcome =
       msecs?: number;
       pages?: number;
       messages?: string[];
+      /** The output reached its destination (an upload answered 2xx): it counts as shipped. */
+      shipped?: true;
+    }
+  | {
+      /** Not ready yet (an aggregate waiting for its parts): run again at `runAfter`, status unchanged. */
+      kind: 'deferred';
+      runAfter: number;
+      artifacts: ArtifactRow[];
+      messages?: string[];
     }
   | {
       kind: 'failed';
@@ -29,6 +38,8 @@ export type StepOutcome =
       artifacts: ArtifactRow[];
       msecs?: number;
       messages?: string[];
+      /** The far end asked for a pause (`Retry-After`): a redelivery waits at least this long. */
+      retryAfterMs?: number;
     };
 
 /** A pipeline step: one entry point, typed outcome. Unexpected throws count as errorCode 500. */

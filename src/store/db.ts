@@ -69,7 +69,8 @@ export async function migrate(db: Db, schema: string): Promise<string[]> {
   }
   // Name the schema: otherwise Kysely looks for its bookkeeping tables in every schema and
   // can find another deployment's (or another test's) and skip creating its own.
-  const migrator = new Migrator({ db: db.kysely, provider, ...(db.dialect.kind === 'postgres' ? { migrationTableSchema: schema } : {}) });
+  // Unordered: migrations are numbered by capability and may land in any order.
+  const migrator = new Migrator({ db: db.kysely, provider, allowUnorderedMigrations: true, ...(db.dialect.kind === 'postgres' ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

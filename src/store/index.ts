@@ -8,4 +8,8 @@ export type { UserRow } from './users.js';
 export type { TenantRow, ProjectRow } from './tenants.js';
 export type { RepoFileRow } from './repo-files.js';
 export * as tickets from './tickets.js';
+export * as webhookState from './webhooks.js';
 export type { TicketRow, ArtifactRow, TicketPatch } from './tickets.js';
+export * as retention from './retention.js';
+export * as stats from './stats.js';
+export type { StatsRow, StatsFilter } from './stats.js';

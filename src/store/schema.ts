@@ -80,6 +80,27 @@ export interface TicketsTable {
   updated: number;
   completed: number | null;
   keep_input_until: number | null;
+  /** Fanout parts: the aggregate ticket waiting for them. */
+  aggregate_id: string | null;
+  /** The project's parallel render limit when the ticket was accepted. */
+  max_parallel: number | null;
+}
+
+export interface QuotaUsageTable {
+  tenant: string;
+  project: string;
+  /** `YYYY-MM` (UTC). */
+  period: string;
+  tickets: number;
+}
+
+/**
+ * Ticket columns of the webhook steps (migration 003). Kept apart from TicketsTable so code that
+ * builds whole ticket rows need not name them; they are read and written by store/webhooks.ts.
+ */
+export interface TicketWebhookColumns {
+  /** JSON: URLs delivered per webhook step and upload export parameters (see webhooks/state.ts). */
+  webhook_state: string | null;
 }
 
 export interface ArtifactsTable {
@@ -96,12 +117,36 @@ export interface ArtifactsTable {
   created: number;
 }
 
+/** Usage counters, one row per tenant, project and UTC interval (`unit` hour, day, month or year). */
+export interface StatsTable {
+  tenant: string;
+  project: string;
+  unit: string;
+  /** Interval start, epoch ms (UTC). */
+  start: number;
+  tickets: number;
+  errors: number;
+  processing_msec: number;
+  processing_pages: number;
+  redeliveries: number;
+  total_msec: number;
+  download_requests: number;
+  download_bytes: number;
+  download_msec: number;
+  upload_requests: number;
+  upload_bytes: number;
+  upload_msec: number;
+  cache_hits: number;
+}
+
 export interface Database {
   meta: MetaTable;
   users: UsersTable;
   tenants: TenantsTable;
   projects: ProjectsTable;
   repo_files: RepoFilesTable;
-  tickets: TicketsTable;
+  tickets: TicketsTable & TicketWebhookColumns;
   artifacts: ArtifactsTable;
+  stats: StatsTable;
+  quota_usage: QuotaUsageTable;
 }

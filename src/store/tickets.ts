@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Dialect } from './db.js';
 import type { ArtifactsTable, Database, TicketsTable } from './schema.js';
+import { addUsage, type StatsRow } from './stats.js';
 
 export type TicketRow = Selectable<TicketsTable>;
 export type ArtifactRow = Selectable<ArtifactsTable>;
@@ -41,6 +42,22 @@ export async function claimDue(db: Kysely<Database>, dialect: Dialect, owner: st
     .where('next', 'is not', null)
     .where('run_after', '<=', now)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    // A project at its parallel limit waits; the count is of live leases of its other tickets.
+    .where((eb) =>
+      eb.or([
+        eb('max_parallel', 'is', null),
+        eb(
+          eb
+            .selectFrom('tickets as busy')
+            .select((e) => e.fn.countAll<number>().as('n'))
+            .whereRef('busy.tenant', '=', 'tickets.tenant')
+            .whereRef('busy.project', '=', 'tickets.project')
+            .where('busy.lease_until', '>=', now),
+          '<',
+          eb.ref('max_parallel'),
+        ),
+      ]),
+    )
     .orderBy('priority')
     .orderBy('run_after')
     .orderBy('id')
@@ -73,14 +90,16 @@ export async function renewLease(db: Kysely<Database>, id: string, attempt: numb
 }
 
 /**
- * Commits a step's outcome and the next step together, with the artifacts it produced,
- * only if `attempt` still holds the lease. False means a newer attempt owns the ticket.
+ * Commits a step's outcome and the next step together, with the artifacts it produced and
+ * its usage counters, only if `attempt` still holds the lease. False means a newer attempt
+ * owns the ticket (and nothing was written).
  */
 export async function completeStep(
   db: Kysely<Database>,
   ref: { id: string; attempt: number; owner: string },
   patch: TicketPatch,
   artifacts: ArtifactRow[],
+  usage: readonly StatsRow[] = [],
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const res = await trx
@@ -98,6 +117,7 @@ export async function completeStep(
         .onConflict((oc) => oc.columns(['ticket', 'name']).doUpdateSet({ blob_key: a.blob_key, size: a.size, content_type: a.content_type, kind: a.kind, keep_until: a.keep_until, keep_rule: a.keep_rule, created: a.created }))
         .execute();
     }
+    await addUsage(trx, usage);
     return true;
   });
 }
@@ -130,4 +150,84 @@ export async function deleteTicketsOf(db: Kysely<Database>, tenant: string, proj
     await del.execute();
     return [...artifacts.map((a) => a.blob_key), ...inputs.map((i) => i.input_key!)];
   });
+}
+
+/** Tickets a project accepted since `since` (fair priority: the recent request rate). */
+export async function countCreatedSince(db: Kysely<Database>, tenant: string, project: string, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('tickets')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('tenant', '=', tenant)
+    .where('project', '=', project)
+    .where('created', '>=', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Tickets counted against quotas in a period, for one project or (project omitted) the tenant. */
+export async function quotaUsage(db: Kysely<Database>, tenant: string, period: string, project?: string): Promise<number> {
+  let q = db.selectFrom('quota_usage').select((eb) => eb.fn.sum<number>('tickets').as('n')).where('tenant', '=', tenant).where('period', '=', period);
+  if (project !== undefined) q = q.where('project', '=', project);
+  const row = await q.executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Inserts tickets and counts them against the quota period, in one transaction. */
+export async function insertTicketsCounted(db: Kysely<Database>, rows: TicketRow[], period: string): Promise<void> {
+  if (rows.length === 0) return;
+  const { tenant, project } = rows[0]!;
+  await db.transaction().execute(async (trx) => {
+    for (let i = 0; i < rows.length; i += 200) await trx.insertInto('tickets').values(rows.slice(i, i + 200)).execute();
+    await trx
+      .insertInto('quota_usage')
+      .values({ tenant, project, period, tickets: rows.length })
+      .onConflict((oc) => oc.columns(['tenant', 'project', 'period']).doUpdateSet({ tickets: sql<number>`quota_usage.tickets + ${rows.length}` }))
+      .execute();
+  });
+}
+
+/** The parts waiting for an aggregate ticket, in input order. */
+export async function aggregateParts(db: Kysely<Database>, aggregateId: string): Promise<TicketRow[]> {
+  return db.selectFrom('tickets').selectAll().where('aggregate_id', '=', aggregateId).orderBy('part_index').execute();
+}
+
+/** Makes a waiting ticket due now (an aggregate whose parts just finished). */
+export async function makeDue(db: Kysely<Database>, id: string, now: number): Promise<void> {
+  await db.updateTable('tickets').set({ run_after: now }).where('id', '=', id).where('complete', '=', 0).where('lease_owner', 'is', null).execute();
+}
+
+/**
+ * Inserts streamed batches of tickets (fanout parts) and an optional aggregate ticket in one
+ * transaction, counting them against the quota period. Returns how many parts were inserted;
+ * a throw from the stream rolls everything back.
+ */
+export async function insertTicketStream(db: Kysely<Database>, batches: AsyncIterable<TicketRow[]>, extra: TicketRow | null, period: string): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    let count = 0;
+    let first: TicketRow | undefined;
+    for await (const rows of batches) {
+      for (let i = 0; i < rows.length; i += 200) await trx.insertInto('tickets').values(rows.slice(i, i + 200)).execute();
+      count += rows.length;
+      first ??= rows[0];
+    }
+    if (count === 0 || !first) return 0;
+    if (extra) await trx.insertInto('tickets').values(extra).execute();
+    await trx
+      .insertInto('quota_usage')
+      .values({ tenant: first.tenant, project: first.project, period, tickets: count })
+      .onConflict((oc) => oc.columns(['tenant', 'project', 'period']).doUpdateSet({ tickets: sql<number>`quota_usage.tickets + ${count}` }))
+      .execute();
+    return count;
+  });
+}
+
+/** How many parts of an aggregate are still open. */
+export async function openPartCount(db: Kysely<Database>, aggregateId: string): Promise<number> {
+  const row = await db
+    .selectFrom('tickets')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('aggregate_id', '=', aggregateId)
+    .where('complete', '=', 0)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -12,6 +12,18 @@ export async function mainArtifact(ctx: Context, ticket: TicketRow): Promise<Art
   return row;
 }
 
+/**
+ * The output of a complete ticket in the given media type: the main artifact, or another output
+ * beside it (after convert, the PDF stays stored next to the image or pageset ZIP); else 404.
+ */
+export async function outputOfType(ctx: Context, ticket: TicketRow, contentType: string): Promise<ArtifactRow> {
+  const main = await mainArtifact(ctx, ticket);
+  if (main.content_type === contentType) return main;
+  const other = (await tickets.listArtifacts(ctx.db.kysely, ticket.id)).find((a) => a.kind === 'output' && a.content_type === contentType);
+  if (!other) throw notFound(`artifact of type ${contentType} for ticket ${ticket.id}`);
+  return other;
+}
+
 /** Streams one stored file. */
 export async function openArtifact(ctx: Context, row: ArtifactRow): Promise<Readable> {
   const stream = await ctx.blobs.stream(row.blob_key);

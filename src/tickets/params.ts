@@ -31,6 +31,12 @@ export interface TicketParams {
   dataFile: 'data.xml' | 'data.json';
   /** Resource paths of a ZIP input (besides the data file), for templates. */
   resources?: string[];
+  /** Fanout part: its label (title, name or id attribute of the item) for aggregate bookmarks. */
+  label?: string;
+  /** Aggregate ticket: the output kind of its parts. */
+  outputTarget?: 'pdf' | 'pptx';
+  /** Aggregate ticket: when it gives up waiting for its parts (epoch ms). */
+  deadline?: number;
 }
 
 const MAX_CUSTOM = 100;

@@ -5,7 +5,7 @@ import type { TicketParams } from './params.js';
  * Steps whose URL is not set are skipped (the contract runs a webhook step only with a URL).
  */
 export function stepAfter(step: string, params: TicketParams, implemented: ReadonlySet<string>): string | null {
-  const order = ['renderpdf', 'renderpptx', 'convert', 'upload', 'callback'];
+  const order = ['renderpdf', 'renderpptx', 'aggregate', 'convert', 'upload', 'callback'];
   const wanted = (s: string): boolean => {
     if (!implemented.has(s)) return false;
     if (s === 'convert') return params.convert !== undefined;

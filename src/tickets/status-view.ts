@@ -19,6 +19,8 @@ export interface TicketStatusView {
   foreignKey: string | null;
   outputName: string | null;
   shipped: boolean;
+  /** Fanout part: the aggregate ticket that merges it (null otherwise). */
+  aggregate: string | null;
 }
 
 /** Presents a ticket row. */
@@ -41,5 +43,6 @@ export function statusView(row: TicketRow): TicketStatusView {
     foreignKey: row.foreign_key,
     outputName: row.output_name,
     shipped: row.shipped === 1,
+    aggregate: row.aggregate_id,
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { resolveStepConfig } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import type { Step, StepOutcome } from '../steps/step.js';
+import { stepUsage } from '../stats/index.js';
 import { tickets, type TicketPatch, type TicketRow } from '../store/index.js';
 import type { Notifier } from './notifier.js';
 import type { TicketParams } from './params.js';
@@ -51,10 +52,15 @@ export class Worker {
     const { settings, logger } = this.ctx;
     while (this.running) {
       const free = settings.workerConcurrency - this.active.size;
-      let claimed: TicketRow[] = [];
+      const claimed: TicketRow[] = [];
       if (free > 0) {
         try {
-          claimed = await tickets.claimDue(this.ctx.db.kysely, this.ctx.db.dialect, this.id, this.ctx.now(), settings.leaseMs, free);
+          // One at a time: each claim must see the previous one's lease for per-project limits.
+          for (let i = 0; i < free; i++) {
+            const one = await tickets.claimDue(this.ctx.db.kysely, this.ctx.db.dialect, this.id, this.ctx.now(), settings.leaseMs, 1);
+            if (one.length === 0) break;
+            claimed.push(...one);
+          }
         } catch (err) {
           logger.error({ err }, 'claiming tickets failed');
         }
@@ -100,14 +106,26 @@ export class Worker {
       clearInterval(renew);
     }
     const patch = await this.patchFor(ticket, stepName, params, outcome);
-    const committed = await tickets.completeStep(ctx.db.kysely, ref, patch, outcome.artifacts);
+    const committed = await tickets.completeStep(ctx.db.kysely, ref, patch, outcome.artifacts, stepUsage(ticket, stepName, outcome, patch));
     if (!committed) {
       ctx.logger.warn({ ticket: ticket.id, attempt: ticket.attempt }, 'lease lost before the step finished; discarding its result');
       await Promise.all(outcome.artifacts.map((a) => ctx.blobs.delete(a.blob_key)));
       return;
     }
+    if (patch.complete === 1 && ticket.aggregate_id) await this.wakeAggregate(ticket);
     if (patch.complete === 1) await this.notifier.publish(`done:${ticket.id}`).catch(() => {});
     else if (patch.next) await this.notifier.publish('new').catch(() => {});
+  }
+
+  /** A finished part makes its aggregate due: at once on failure, else when it was the last. */
+  private async wakeAggregate(part: TicketRow): Promise<void> {
+    const db = this.ctx.db.kysely;
+    const latest = await tickets.findTicket(db, part.id);
+    const failed = latest?.status?.endsWith('.failed') ?? false;
+    if (failed || (await tickets.openPartCount(db, part.aggregate_id!)) === 0) {
+      await tickets.makeDue(db, part.aggregate_id!, this.ctx.now());
+      await this.notifier.publish('new').catch(() => {});
+    }
   }
 
   private async patchFor(ticket: TicketRow, step: string, params: TicketParams, outcome: StepOutcome): Promise<TicketPatch> {
@@ -116,10 +134,16 @@ export class Worker {
     const base: TicketPatch = {
       updated: now,
       messages: JSON.stringify(messages.slice(-100)),
-      processing_msecs: ticket.processing_msecs + (outcome.msecs ?? 0),
+      processing_msecs: ticket.processing_msecs + (outcome.kind === 'deferred' ? 0 : (outcome.msecs ?? 0)),
     };
+    if (outcome.kind === 'deferred') {
+      return { ...base, run_after: outcome.runAfter };
+    }
+    // The error step reports an earlier failure: it is the last step, and that failure's code and
+    // message stay on the ticket (also for its own redeliveries, whose body must repeat them).
+    const reporting = step === 'error';
     if (outcome.kind === 'succeeded') {
-      const next = stepAfter(step, params, this.implemented);
+      const next = reporting ? null : stepAfter(step, params, this.implemented);
       return {
         ...base,
         status: `${step}.succeeded`,
@@ -127,19 +151,21 @@ export class Worker {
         complete: next ? 0 : 1,
         completed: next ? null : now,
         run_after: now,
-        error_code: null,
-        error_message: null,
+        ...(reporting ? {} : { error_code: null, error_message: null }),
         ...(outcome.pages !== undefined ? { processing_pages: ticket.processing_pages + outcome.pages } : {}),
         ...(outcome.outputName ? { output_name: outcome.outputName } : {}),
+        ...(outcome.shipped ? { shipped: 1 } : {}),
       };
     }
     const config = await resolveStepConfig(this.ctx, step as never, ticket.tenant, ticket.project).catch(() => ({}) as Record<string, unknown>);
     const delay = redeliveryDelay((config as Record<string, unknown>).redeliverOnError, outcome.errorCode, ticket.redeliveries, now - ticket.created);
-    const failed = { ...base, status: `${step}.failed`, error_code: outcome.errorCode, error_message: outcome.errorMessage };
+    const failed = { ...base, status: `${step}.failed`, ...(reporting ? {} : { error_code: outcome.errorCode, error_message: outcome.errorMessage }) };
     if (delay !== null) {
-      return { ...failed, next: step, run_after: now + delay, redeliveries: ticket.redeliveries + 1 };
+      // A receiver's Retry-After can lengthen the configured interval, never shorten it.
+      const wait = Math.max(delay, outcome.retryAfterMs ?? 0);
+      return { ...failed, next: step, run_after: now + wait, redeliveries: ticket.redeliveries + 1 };
     }
-    const next = errorStep(params, this.implemented);
+    const next = reporting ? null : errorStep(params, this.implemented);
     return { ...failed, next, complete: next ? 0 : 1, completed: next ? null : now, run_after: now };
   }
 }

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
 import { startServer, type Server } from '../../src/server.js';
 import { testDatabaseUrl, type StoreKind } from './stores.js';
@@ -57,7 +58,7 @@ export async function freshSettings(kind: StoreKind, overrides: Partial<Settings
 }
 
 /** Starts a server for one test suite. */
-export async function startTestServer(kind: StoreKind, overrides: Partial<Settings> = {}, opts: { now?: () => number } = {}): Promise<TestServer> {
+export async function startTestServer(kind: StoreKind, overrides: Partial<Settings> = {}, opts: { now?: () => number; logger?: Logger } = {}): Promise<TestServer> {
   const { settings, cleanup } = await freshSettings(kind, overrides);
   const server = await startServer(settings, { print: () => {}, ...opts });
   const url = server.url!;

@@ -25,9 +25,26 @@ export const RenderQuerySchema = Type.Object({
   convert: Type.Optional(Type.String({ maxLength: 256, description: 'PDF-to-image conversion (matrix style)' })),
 });
 
-export const RenderResult = Type.Object({ tickets: Type.Array(Type.Object({ id: Type.String() })) }, { $id: 'RenderResult' });
+export const RenderResult = Type.Object(
+  {
+    tickets: Type.Array(Type.Object({ id: Type.String() })),
+    aggregate: Type.Optional(Type.Object({ id: Type.String() }, { description: 'the aggregate ticket of a fanout with aggregate.enabled' })),
+  },
+  { $id: 'RenderResult' },
+);
 
 const outputTypes = { pdf: 'application/pdf', pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' } as const;
+/** What renderpdf answers in synchronous mode with `convert`: one image, or a ZIP for a pageset. */
+const convertTypes = ['image/png', 'image/jpeg', 'application/zip'];
+
+/** Synchronous mode: 406 unless Accept allows the type this request will produce. */
+function requireAccepted(req: FastifyRequest, type: string, converted: boolean): void {
+  try {
+    negotiate(req, [type]);
+  } catch {
+    throw new AppError('not_acceptable', `synchronous mode answers this request with ${type}${converted ? ' (convert)' : ''}; Accept "${req.headers.accept ?? ''}" does not allow it`);
+  }
+}
 
 /** POST …/renderpdf (and the discouraged POST …/render?outputType=pdf). */
 export async function renderRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
@@ -39,7 +56,7 @@ export async function renderRoutes(app: FastifyInstance, ctx: Context): Promise<
     querystring: Type.Composite([RenderQuerySchema, Type.Object(extraQuery)]),
     consumes: ['application/xml', 'application/json', 'application/zip'],
     response: {
-      200: Type.String({ description: 'synchronous mode: the output document', contentMediaType: 'application/pdf' }),
+      200: Type.String({ description: 'synchronous mode: the output document (with convert: image/png, image/jpeg, or application/zip for a pageset)', contentMediaType: 'application/pdf' }),
       202: Type.Ref('RenderResult'),
       408: Type.Ref('RenderResult'),
       ...errors(400, 401, 403, 404, 405, 406, 413, 415, 500, 504),
@@ -50,6 +67,11 @@ export async function renderRoutes(app: FastifyInstance, ctx: Context): Promise<
     '/tenants/:tenant/projects/:project/renderpdf',
     { schema: schema('Render XML, JSON or ZIP data to PDF') },
     async (req, reply) => render(ctx, req, reply, 'pdf'),
+  );
+  app.post<{ Params: { tenant: string; project: string }; Querystring: RenderQuery }>(
+    '/tenants/:tenant/projects/:project/renderpptx',
+    { schema: schema('Render XML (presentation format), JSON or ZIP data to a PowerPoint deck from a master .pptx') },
+    async (req, reply) => render(ctx, req, reply, 'pptx'),
   );
   app.post<{ Params: { tenant: string; project: string }; Querystring: RenderQuery & { outputType?: string } }>(
     '/tenants/:tenant/projects/:project/render',
@@ -67,21 +89,28 @@ async function render(
   const { tenant, project } = req.params;
   requireProject(principalOf(req), tenant, project);
   const outputType = outputTypes[target];
-  const sync = req.query.timeToWait !== undefined && negotiate(req, [outputType, 'application/json']) === outputType;
+  // With convert the synchronous answer is an image or a ZIP; intake reports which, before storing.
+  const offered = target === 'pdf' ? [outputType, ...convertTypes] : [outputType];
+  const sync = req.query.timeToWait !== undefined && negotiate(req, [...offered, 'application/json']) !== 'application/json';
   if (!sync) {
     try {
       negotiate(req, ['application/json']);
     } catch (err) {
-      if (req.headers.accept?.includes(outputType)) throw new AppError('not_acceptable', `Accept ${outputType} asks for synchronous mode, which needs timeToWait (6000-1200000 msec)`);
+      const asked = offered.find((t) => req.headers.accept?.includes(t));
+      if (asked) throw new AppError('not_acceptable', `Accept ${asked} asks for synchronous mode, which needs timeToWait (6000-1200000 msec)`);
       throw err;
     }
   }
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-  const rows = await intake(ctx, principalOf(req), { tenant, project, target, query: req.query, contentType: contentType(req), body });
-  const result = { tickets: rows.map((r) => ({ id: r.id })) };
-  if (!sync) return reply.code(202).send(result);
+  const checkOutput = sync ? (converted: string | undefined) => requireAccepted(req, converted ?? outputType, converted !== undefined) : undefined;
+  const stored = await intake(ctx, principalOf(req), { tenant, project, target, query: req.query, contentType: contentType(req), body, ...(checkOutput ? { checkOutput } : {}) });
+  const result = { tickets: stored.tickets.map((id) => ({ id })), ...(stored.aggregate ? { aggregate: { id: stored.aggregate } } : {}) };
+  // Synchronous mode returns one document: the aggregate's, or the only ticket's. Several
+  // fanout parts without an aggregate have no single result, so they are answered as async.
+  const single = stored.aggregate ?? (stored.tickets.length === 1 ? stored.tickets[0]! : null);
+  if (!sync || !single) return reply.code(202).send(result);
 
-  const done = await waitForTicket(ctx, ctx.notifier, rows[0]!.id, req.query.timeToWait!);
+  const done = await waitForTicket(ctx, ctx.notifier, single, req.query.timeToWait!);
   if (!done) return reply.code(408).send(result);
   if (done.status?.endsWith('.failed')) {
     throw new AppError('render_failed', `ticket ${done.id} failed (${done.status}, errorCode ${done.error_code}): ${done.error_message ?? 'unknown error'}`, {

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { tickets } from '../../store/index.js';
 import { assertProjectExists } from '../../tenants/index.js';
-import { artifactZip, findStoredFile, isTicketId, mainArtifact, openArtifact, statusView } from '../../tickets/index.js';
+import { artifactZip, findStoredFile, isTicketId, openArtifact, outputOfType, statusView } from '../../tickets/index.js';
 import { negotiate } from '../negotiate.js';
 import { errors } from '../schemas.js';
 import { principalOf } from '../types.js';
@@ -32,11 +32,22 @@ const StatusView = Type.Object(
     foreignKey: Type.Union([Type.String(), Type.Null()]),
     outputName: Type.Union([Type.String(), Type.Null()]),
     shipped: Type.Boolean(),
+    aggregate: Type.Union([Type.String(), Type.Null()], { description: 'fanout part: id of the aggregate ticket that merges it' }),
   },
   { $id: 'TicketStatusView' },
 );
 
-const artifactTypes = ['application/pdf', 'application/vnd.openxmlformats-officedocument.presentationml.presentation', 'application/zip'] as const;
+const artifactTypes = ['application/pdf', 'application/vnd.openxmlformats-officedocument.presentationml.presentation', 'application/zip', 'image/png', 'image/jpeg'];
+
+/** Content types of stored files by extension (the contract names pdf; beyond it, the other outputs get their own types rather than octet-stream). */
+const typesByExtension: Record<string, string> = {
+  pdf: 'application/pdf',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  zip: 'application/zip',
+};
+const typeOfName = (name: string): string | undefined => typesByExtension[name.slice(name.lastIndexOf('.') + 1)];
 
 type ProjectReq = FastifyRequest<{ Params: { tenant: string; project: string } }>;
 
@@ -79,20 +90,22 @@ export async function ticketRoutes(app: FastifyInstance, ctx: Context): Promise<
     {
       schema: {
         tags: ['tickets'],
-        summary: 'Main artifact (Accept: application/pdf or the presentation type) or all artifacts (Accept: application/zip); does not mark shipped',
+        summary: 'Main artifact by Accept (application/pdf, the presentation type, image/png or image/jpeg after convert) or all artifacts (application/zip; a pageset ZIP when that is the main artifact); does not mark shipped',
         params: TicketParams,
         querystring: Type.Object({ tenant: Type.Optional(Type.String()), project: Type.Optional(Type.String()), ticket: Type.Optional(Type.String()) }),
         response: { 200: Type.String({ description: 'the artifact bytes' }), ...errors(401, 403, 404, 406) },
       },
     },
     async (req, reply) => {
-      const accepted = negotiate(req, artifactTypes);
+      negotiate(req, artifactTypes);
       const row = await loadTicket(ctx, req);
-      if (accepted === 'application/zip') {
+      // A wildcard Accept gets the main artifact: its type goes first. A pageset's ZIP is the main artifact itself.
+      const mainType = row.output_name ? typeOfName(row.output_name) : undefined;
+      const accepted = negotiate(req, mainType ? [mainType, ...artifactTypes.filter((t) => t !== mainType)] : artifactTypes);
+      if (accepted === 'application/zip' && mainType !== 'application/zip') {
         return reply.type('application/zip').header('content-disposition', `attachment; filename="${row.id}.zip"`).send(await artifactZip(ctx, row));
       }
-      const artifact = await mainArtifact(ctx, row);
-      if (artifact.content_type !== accepted) throw notFound(`artifact of type ${accepted} for ticket ${row.id}`);
+      const artifact = await outputOfType(ctx, row, accepted);
       return reply.type(artifact.content_type).header('content-disposition', `attachment; filename="${artifact.name}"`).send(await openArtifact(ctx, artifact));
     },
   );
@@ -115,7 +128,7 @@ export async function ticketRoutes(app: FastifyInstance, ctx: Context): Promise<
       if (req.query.shipped !== false && row.kind === 'output') {
         reply.raw.once('finish', () => void tickets.markShipped(ctx.db.kysely, ticket.id, ctx.now()).catch(() => {}));
       }
-      const type = row.name.endsWith('.pdf') ? 'application/pdf' : 'application/octet-stream';
+      const type = typeOfName(row.name) ?? 'application/octet-stream';
       return reply.type(type).header('content-disposition', `attachment; filename="${row.name}"`).send(stream);
     },
   );

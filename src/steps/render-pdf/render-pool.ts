@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,6 +85,8 @@ export class RenderPool {
           }),
       ),
     );
+    // The sandbox home is per process; leave no temp folder behind.
+    rmSync(this.sandboxHome, { recursive: true, force: true });
   }
 
   private spawn(): Slot {

@@ -1,6 +1,9 @@
+import { downloadCounters, type MediaAssets } from '../../assets/index.js';
 import { lookupRepositoryFile, resolveStepConfig } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
+import { recordUsage } from '../../stats/index.js';
 import type { ArtifactRow } from '../../store/index.js';
+import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
 import { InputMissingError, loadTicketInput } from '../input.js';
 import type { Step, StepInput, StepOutcome } from '../step.js';
 import { TransformError, type Transformer } from '../transform/index.js';
@@ -29,7 +32,7 @@ class StepFailure extends Error {
 }
 
 /** The `renderpdf` step: optional XSLT, then Typst, storing the PDF, the content XML and the log. */
-export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer }): Step {
+export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer; assets: MediaAssets }): Step {
   const cache = new BlobCache();
   return {
     name: 'renderpdf',
@@ -38,10 +41,11 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
       const log = new JobLog(ctx.now);
       const base = `jobs/${ticket.tenant}/${ticket.project}/${ticket.id}/a${ticket.attempt}`;
       const config = await resolveStepConfig(ctx, 'renderpdf', ticket.tenant, ticket.project);
-      const keep = keepRules(config, ctx.now());
+      const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults.renderpdf);
       let content: Buffer | null = null;
       let msecs = 0;
       const artifacts: ArtifactRow[] = [];
+      const warnings: string[] = [];
       const store = async (name: string, kind: string, data: Buffer, contentType: string, rule: { until: number | null; rule: string }) => {
         const key = `${base}/${name}`;
         await ctx.blobs.put(key, data);
@@ -63,12 +67,20 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
           log.info(`transform ${name}: ${data.length} bytes of XML in ${Math.round(performance.now() - started)} ms`);
         }
         if (dataType === 'xml') content = data;
+        // Image URLs of the data, downloaded for the template (a failed one is only a warning).
+        const assets = await deps.assets.prepare({ tenant: ticket.tenant, data, dataType, now: ctx.now });
+        for (const line of assets.log) log[line.level](line.message);
+        warnings.push(...assets.warnings);
+        // Counted now: the downloads happened whether or not the render succeeds. Statistics
+        // must not fail a render, so a failed write is only logged.
+        await recordUsage(ctx, ticket.tenant, ticket.project, ctx.now(), downloadCounters(assets.report)).catch((err: unknown) => ctx.logger.error({ err, ticket: ticket.id }, 'recording download usage failed'));
 
         const template = await loadTemplate(ctx, cache, ticket.tenant, ticket.project, params.documentTemplate);
         log.info(`template ${params.documentTemplate} (${template.source})`);
         const view = await repositoryView(ctx, ticket.tenant, ticket.project);
         const files: [string, Buffer][] = [];
         for (const [path, row] of view) files.push([JOB_ROOT + path, await cache.get(ctx, row)]);
+        for (const [path, d] of assets.files) files.push([JOB_ROOT + path, d]);
         for (const r of job.resources) files.push([`${JOB_ROOT}/${r.name}`, r.data]);
         const dataPath = dataType === 'xml' ? '/data.xml' : '/data.json';
         files.push([JOB_ROOT + dataPath, data]);
@@ -85,7 +97,8 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
           documentTemplate: params.documentTemplate,
           dataFile: dataPath,
           createdAt: new Date(ticket.created).toISOString(),
-          resources: [...job.resources.map((r) => r.name), ...[...view.keys()].filter((p) => p.startsWith('/images/')).map((p) => p.slice(1))].join('\n'),
+          resources: [...job.resources.map((r) => r.name), ...[...view.keys()].filter((p) => p.startsWith('/images/')).map((p) => p.slice(1)), ...assets.resources].join('\n'),
+          assets: assets.assetsInput,
         };
         for (const [k, v] of Object.entries(params.custom)) inputs[`custom.${k}`] = v;
         const timeoutMs = (config.maxExecutionMillis as number | undefined) ?? ctx.settings.renderTimeoutMs;
@@ -121,7 +134,7 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
           if (content) await store(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
           await store(`${ticket.id}.typst.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
         }
-        return { kind: 'succeeded', artifacts, outputName, msecs: Math.round(msecs), pages: out.pages };
+        return { kind: 'succeeded', artifacts, outputName, msecs: Math.round(msecs), pages: out.pages, messages: warnings };
       } catch (err) {
         const failure = err instanceof StepFailure ? err : new StepFailure(renderErrorCodes.internal, 'internal error while rendering');
         if (!(err instanceof StepFailure)) ctx.logger.error({ err, ticket: ticket.id }, 'render step failed unexpectedly');
@@ -130,7 +143,7 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
           if (content) await store(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
           await store(`${ticket.id}.typst.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
         }
-        return { kind: 'failed', errorCode: failure.code, errorMessage: failure.message, artifacts, msecs: Math.round(msecs) };
+        return { kind: 'failed', errorCode: failure.code, errorMessage: failure.message, artifacts, msecs: Math.round(msecs), messages: warnings };
       }
     },
   };
@@ -165,26 +178,4 @@ async function loadTemplate(ctx: Context, cache: BlobCache, tenant: string, proj
   const builtin = await readBuiltinTemplate(name);
   if (builtin) return { data: builtin, source: 'built-in' };
   throw new StepFailure(renderErrorCodes.notFound, `template ${name} not found in master-documents/`);
-}
-
-type KeepWhen = 'never' | 'onerror' | 'onsuccess' | 'always';
-interface Keep {
-  onSuccess: boolean;
-  onError: boolean;
-  until: number | null;
-  rule: string;
-}
-
-/** keepOutput/keepLog and their expiry, from the renderpdf config (defaults: output on success, logs always). */
-function keepRules(config: Record<string, unknown>, now: number): { output: Keep; log: Keep } {
-  const make = (when: KeepWhen, seconds: number, rule: string): Keep => ({
-    onSuccess: when === 'always' || when === 'onsuccess',
-    onError: when === 'always' || when === 'onerror',
-    until: rule === 'forever' ? null : now + seconds * 1000,
-    rule,
-  });
-  return {
-    output: make((config.keepOutput as KeepWhen) ?? 'onsuccess', (config.keepOutputForSeconds as number) ?? 86400, (config.keepOutputUntil as string) ?? 'shippedOrExpired'),
-    log: make((config.keepLog as KeepWhen) ?? 'always', (config.keepLogForSeconds as number) ?? 86400, (config.keepLogUntil as string) ?? 'shippedOrExpired'),
-  };
 }

@@ -1,9 +1,15 @@
 import type { Migration } from 'kysely';
 import { foundation } from './001-foundation.js';
 import { tickets } from './002-tickets.js';
+import { webhooks } from './003-webhooks.js';
+import { statistics } from './004-statistics.js';
+import { fanoutPriority } from './005-fanout-priority.js';
 
 /** Every migration, in order. Names sort lexically; never rename one that shipped. */
 export const migrations: Record<string, Migration> = {
   '001-foundation': foundation,
   '002-tickets': tickets,
+  '003-webhooks': webhooks,
+  '004-statistics': statistics,
+  '005-fanout-priority': fanoutPriority,
 };

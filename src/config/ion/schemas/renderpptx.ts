@@ -16,7 +16,7 @@ export const renderpptxConfig = r.struct({
   allowMultiplePlaceholderPerName: r.bool(),
   allowMultiplePlaceholderPerType: r.bool(),
   allowMultipleShapesPerName: r.bool(),
-  insertNewSlidesAfter: r.int(1, 10000),
+  insertNewSlidesAfter: r.int(0, 10000),
   keepExistingSlides: r.bool(),
   mapPlaceholdersByName: r.bool(),
   mapPlaceholdersByType: r.bool(),

@@ -7,6 +7,8 @@ export const restapiConfig = r.struct({
   uploadUrl: r.urls(),
   callbackUrl: r.urls(),
   errorUrl: r.urls(),
+  /** Standard Webhooks signing secret of the project's webhooks (pressroom). */
+  webhookSecret: r.secret(),
   documentTemplate: r.string(),
   transform: xslt,
   transformBefore: xslt,
@@ -16,6 +18,6 @@ export const restapiConfig = r.struct({
   inputBufferSize: r.int(65536, 4194304),
   outputType: r.oneOf('pdf'),
   convert: r.string(),
-  quota: r.struct({ ticketsPerMonth: r.int(0) }),
+  quota: r.struct({ ticketsPerMonth: r.int(0), tenantTicketsPerMonth: r.int(0) }),
   maxParallelRenders: r.int(1, 10000),
 });

@@ -46,6 +46,10 @@ const connectionBase = {
   payload: r.list(r.struct({ value: r.string() })),
   scope: r.string(),
   headers: r.map(r.secret()),
+  // pressroom: redirects are failures unless followed; time limits of one delivery.
+  followRedirects: r.int(0, 10),
+  timeoutMillis: r.int(100, 3_600_000),
+  connectTimeoutMillis: r.int(100, 600_000),
 };
 
 /** The schema of a webhook step folder (upload, callback, error): connections and redelivery. */

@@ -1,0 +1,49 @@
+import { rssMiB, startBenchServer } from './server-process.js';
+
+/** A 1000-part fanout with aggregate, end to end: submit, render every part, merge. */
+export async function fanoutBench(cores: number, parts = 1000): Promise<Record<string, unknown>> {
+  const server = await startBenchServer({ PRESSROOM_RENDER_THREADS: String(cores) });
+  try {
+    const base = server.url;
+    const form = (project: string, scope: string, tenant: string) =>
+      fetch(`${base}/auth/${tenant}/tokens`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams({ username: 'admin', password: 'bench-admin-pw', project, scope }).toString(),
+      }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
+    const op = { authorization: `Bearer ${await form('admin', 'admin', 'system')}`, accept: 'application/json' };
+    await fetch(`${base}/rest/tenants?name=acme`, { method: 'POST', headers: op });
+    await fetch(`${base}/rest/tenants/acme/projects?name=fan`, { method: 'POST', headers: op });
+    const admin = { authorization: `Bearer ${await form('fan', 'admin', 'acme')}`, accept: 'application/json' };
+    await fetch(`${base}/rest/repository/files/tenants/acme/projects/fan/restapi/config.ion`, {
+      method: 'PUT',
+      headers: { ...admin, 'content-type': 'application/octet-stream' },
+      body: '{ fanout: { enabled: true, itemAttribute: "" }, aggregate: { enabled: true } }',
+    });
+    const items = Array.from({ length: parts }, (_, i) => `<item id="P${i}"><title>Part ${i}</title><price>${i}.00</price><qty>${i % 7}</qty></item>`).join('');
+    const body = `<data>${items}</data>`;
+    const started = performance.now();
+    const res = await fetch(`${base}/rest/tenants/acme/projects/fan/renderpdf`, { method: 'POST', headers: { ...admin, 'content-type': 'application/xml' }, body });
+    const result = (await res.json()) as { tickets: unknown[]; aggregate: { id: string } };
+    const intakeMs = performance.now() - started;
+    let peak = 0;
+    for (;;) {
+      const s = (await (await fetch(`${base}/rest/tenants/acme/projects/fan/tickets/${result.aggregate.id}/status`, { headers: admin })).json()) as { complete: boolean; status: string; processingPages: number };
+      const r = rssMiB(server.child.pid!);
+      peak = Math.max(peak, r.self);
+      if (s.complete) {
+        return {
+          parts: result.tickets.length,
+          intakeMs: Math.round(intakeMs),
+          endToEndSeconds: +((performance.now() - started) / 1000).toFixed(2),
+          status: s.status,
+          mergedPages: s.processingPages,
+          serverPeakRssMiB: Math.round(peak),
+        };
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await server.stop();
+  }
+}

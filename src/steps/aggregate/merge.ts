@@ -1,0 +1,28 @@
+import * as mupdf from 'mupdf';
+
+/** One part's PDF with the title of its bookmark. */
+export interface MergePart {
+  pdf: Buffer;
+  title: string;
+}
+
+/** Concatenates PDFs in order and adds one top-level bookmark per part, at its first page. */
+export function mergePdfs(parts: MergePart[]): { pdf: Buffer; pages: number } {
+  const out = new mupdf.PDFDocument();
+  const marks: { title: string; page: number }[] = [];
+  let pages = 0;
+  for (const part of parts) {
+    const src = new mupdf.PDFDocument(part.pdf);
+    marks.push({ title: part.title, page: pages });
+    const n = src.countPages();
+    for (let p = 0; p < n; p++) out.graftPage(-1, src, p);
+    pages += n;
+    src.destroy();
+  }
+  const outline = out.outlineIterator();
+  for (const m of marks) outline.insert({ title: m.title, uri: out.formatLinkURI({ type: 'Fit', chapter: 0, page: m.page, x: 0, y: 0, width: 0, height: 0, zoom: 0 }), open: false });
+  const buffer = out.saveToBuffer('compress');
+  const pdf = Buffer.from(buffer.asUint8Array());
+  out.destroy();
+  return { pdf, pages };
+}

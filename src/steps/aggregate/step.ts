@@ -1,0 +1,68 @@
+import { resolveStepConfig } from '../../config/resolve.js';
+import { tickets, type ArtifactRow } from '../../store/index.js';
+import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
+import { outputOfType } from '../../tickets/artifacts.js';
+import type { TicketParams } from '../../tickets/params.js';
+import type { Step, StepInput, StepOutcome } from '../step.js';
+import { mergePdfs } from './merge.js';
+
+/** errorCodes of a failed aggregate. */
+export const aggregateErrorCodes = { partFailed: '424', timeout: '504', missing: '404' } as const;
+
+/**
+ * The `aggregate` step: once every fanout part succeeded, merges their PDFs in input order
+ * with one bookmark per part. A failed part fails it at once; parts still open past
+ * `aggregate.timeoutInSeconds` fail it with 504. Until then it defers to its deadline (the
+ * last part to finish makes it due early).
+ */
+export function aggregateStep(): Step {
+  return {
+    name: 'aggregate',
+    async run({ ctx, ticket, params }: StepInput): Promise<StepOutcome> {
+      const db = ctx.db.kysely;
+      const parts = await tickets.aggregateParts(db, ticket.id);
+      const failed = parts.find((p) => p.complete === 1 && p.status?.endsWith('.failed'));
+      if (failed) {
+        return fail(aggregateErrorCodes.partFailed, `part ${(failed.part_index ?? 0) + 1} (ticket ${failed.id}) failed: ${failed.error_message ?? failed.status}`);
+      }
+      const open = parts.filter((p) => p.complete === 0);
+      if (open.length > 0) {
+        const deadline = params.deadline ?? ticket.created;
+        if (ctx.now() >= deadline) return fail(aggregateErrorCodes.timeout, `aggregate timed out: ${open.length} of ${parts.length} parts still open`);
+        return { kind: 'deferred', runAfter: deadline, artifacts: [] };
+      }
+      const started = performance.now();
+      const sources = [];
+      for (const part of parts) {
+        // The part's PDF, also when the part was converted to images afterwards.
+        const row = await outputOfType(ctx, part, 'application/pdf').catch(() => undefined);
+        const pdf = row ? await ctx.blobs.get(row.blob_key) : undefined;
+        if (!pdf) return fail(aggregateErrorCodes.missing, `output of part ${(part.part_index ?? 0) + 1} (ticket ${part.id}) is no longer stored`);
+        const label = (JSON.parse(part.params) as TicketParams).label;
+        sources.push({ pdf, title: label ?? `Part ${(part.part_index ?? 0) + 1}` });
+      }
+      const merged = mergePdfs(sources);
+      const config = await resolveStepConfig(ctx, 'renderpdf', ticket.tenant, ticket.project);
+      const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults.renderpdf);
+      const name = `${ticket.id}.pdf`;
+      const key = `jobs/${ticket.tenant}/${ticket.project}/${ticket.id}/a${ticket.attempt}/${name}`;
+      await ctx.blobs.put(key, merged.pdf);
+      const artifact: ArtifactRow = {
+        ticket: ticket.id,
+        name,
+        kind: 'output',
+        blob_key: key,
+        size: merged.pdf.length,
+        content_type: 'application/pdf',
+        keep_until: keep.output.until,
+        keep_rule: keep.output.rule,
+        created: ctx.now(),
+      };
+      return { kind: 'succeeded', artifacts: [artifact], outputName: name, pages: merged.pages, msecs: Math.round(performance.now() - started) };
+    },
+  };
+}
+
+function fail(errorCode: string, errorMessage: string): StepOutcome {
+  return { kind: 'failed', errorCode, errorMessage, artifacts: [] };
+}
