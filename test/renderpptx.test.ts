@@ -50,6 +50,12 @@ describeEachStore('renderpptx over HTTP', (kind) => {
     assert.equal((await openDeck(Buffer.from(await res.arrayBuffer()))).slides.length, 2);
   });
 
+  it('refuses JSON without a transform with 400 naming transform', async () => {
+    const res = await t.fetch('/rest/tenants/acme/projects/shop/renderpptx', { method: 'POST', token: tokens.jobs, body: '{"slides":[]}', headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 400);
+    assert.match(((await res.json()) as { message: string }).message, /transform/);
+  });
+
   it('refuses convert with 400 naming it', async () => {
     const res = await t.fetch('/rest/tenants/acme/projects/shop/renderpptx?convert=f%3Dpng', { method: 'POST', token: tokens.jobs, body: deck, headers: { 'content-type': 'application/xml' } });
     assert.equal(res.status, 400);

@@ -85,6 +85,9 @@ export async function intake(ctx: Context, principal: Principal, req: RenderRequ
   }
   const documentTemplate = req.query.documentTemplate ?? (restapi.documentTemplate as string | undefined) ?? (render.documentTemplate as string | undefined) ?? 'default';
   await assertTemplateExists(ctx, req, documentTemplate);
+  if (req.target === 'pptx' && dataFile === 'data.json' && !transform) {
+    throw new AppError('bad_request', 'renderpptx reads XML in the presentation format; JSON input needs a transform', { details: [{ field: 'transform', message: 'required for JSON input' }] });
+  }
 
   const fanoutConfig = (restapi.fanout ?? {}) as Partial<FanoutOptions> & { enabled?: boolean };
   const aggregateConfig = (restapi.aggregate ?? {}) as { enabled?: boolean; timeoutInSeconds?: number };
