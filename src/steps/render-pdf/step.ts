@@ -2,34 +2,16 @@ import { downloadCounters, type MediaAssets } from '../../assets/index.js';
 import { lookupRepositoryFile, resolveStepConfig } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { recordUsage } from '../../stats/index.js';
-import type { ArtifactRow } from '../../store/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
 import { InputMissingError, loadTicketInput } from '../input.js';
 import type { Step, StepInput, StepOutcome } from '../step.js';
-import { TransformError, type Transformer } from '../transform/index.js';
+import { ArtifactWriter, applyStylesheet, renderErrorCodes, StepFailure } from '../step-support.js';
+import type { Transformer } from '../transform/index.js';
 import { readBuiltinTemplate, readHelperLibrary } from './builtin-templates.js';
 import { JobLog } from './job-log.js';
 import { BlobCache, fontSet, repositoryView } from './job-view.js';
 import { JOB_ROOT } from './render-protocol.js';
 import { RenderError, type RenderPool } from './render-pool.js';
-
-/** errorCode values of failed render steps (matched by redelivery `codePattern`s). */
-export const renderErrorCodes = {
-  input: '400',
-  notFound: '404',
-  template: '422',
-  internal: '500',
-  timeout: '504',
-} as const;
-
-class StepFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** The `renderpdf` step: optional XSLT, then Typst, storing the PDF, the content XML and the log. */
 export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer; assets: MediaAssets }): Step {
@@ -39,18 +21,12 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
     async run(input: StepInput): Promise<StepOutcome> {
       const { ctx, ticket, params } = input;
       const log = new JobLog(ctx.now);
-      const base = `jobs/${ticket.tenant}/${ticket.project}/${ticket.id}/a${ticket.attempt}`;
       const config = await resolveStepConfig(ctx, 'renderpdf', ticket.tenant, ticket.project);
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults.renderpdf);
       let content: Buffer | null = null;
       let msecs = 0;
-      const artifacts: ArtifactRow[] = [];
+      const stored = new ArtifactWriter(ctx, ticket);
       const warnings: string[] = [];
-      const store = async (name: string, kind: string, data: Buffer, contentType: string, rule: { until: number | null; rule: string }) => {
-        const key = `${base}/${name}`;
-        await ctx.blobs.put(key, data);
-        artifacts.push({ ticket: ticket.id, name, kind, blob_key: key, size: data.length, content_type: contentType, keep_until: rule.until, keep_rule: rule.rule, created: ctx.now() });
-      };
       try {
         log.info(`ticket ${ticket.id} tenant ${ticket.tenant} project ${ticket.project} attempt ${ticket.attempt}`);
         const job = await loadTicketInput(ctx, ticket, params).catch((err: unknown) => {
@@ -61,7 +37,7 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
         for (const name of [params.transformBefore, params.transform]) {
           if (!name) continue;
           const started = performance.now();
-          data = await runTransform(ctx, deps.transformer, ticket.tenant, ticket.project, name, data, dataType, params.custom, ticket.id);
+          data = await applyStylesheet(ctx, deps.transformer, { tenant: ticket.tenant, project: ticket.project, name, input: data, inputType: dataType, params: { ...params.custom, ticket: ticket.id } });
           dataType = 'xml';
           msecs += performance.now() - started;
           log.info(`transform ${name}: ${data.length} bytes of XML in ${Math.round(performance.now() - started)} ms`);
@@ -129,47 +105,24 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
         for (const w of out.warnings) log.warn(w);
         log.info(`rendered ${out.pages} page(s), ${out.pdf.length} bytes in ${Math.round(out.msecs)} ms`);
         const outputName = `${ticket.id}.pdf`;
-        if (keep.output.onSuccess) await store(outputName, 'output', out.pdf, 'application/pdf', keep.output);
+        if (keep.output.onSuccess) await stored.put(outputName, 'output', out.pdf, 'application/pdf', keep.output);
         if (keep.log.onSuccess) {
-          if (content) await store(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
-          await store(`${ticket.id}.typst.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
+          if (content) await stored.put(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
+          await stored.put(`${ticket.id}.typst.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
         }
-        return { kind: 'succeeded', artifacts, outputName, msecs: Math.round(msecs), pages: out.pages, messages: warnings };
+        return { kind: 'succeeded', artifacts: stored.rows, outputName, msecs: Math.round(msecs), pages: out.pages, messages: warnings };
       } catch (err) {
         const failure = err instanceof StepFailure ? err : new StepFailure(renderErrorCodes.internal, 'internal error while rendering');
         if (!(err instanceof StepFailure)) ctx.logger.error({ err, ticket: ticket.id }, 'render step failed unexpectedly');
         log.fatal(failure.message);
         if (keep.log.onError) {
-          if (content) await store(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
-          await store(`${ticket.id}.typst.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
+          if (content) await stored.put(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
+          await stored.put(`${ticket.id}.typst.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
         }
-        return { kind: 'failed', errorCode: failure.code, errorMessage: failure.message, artifacts, msecs: Math.round(msecs), messages: warnings };
+        return { kind: 'failed', errorCode: failure.code, errorMessage: failure.message, artifacts: stored.rows, msecs: Math.round(msecs), messages: warnings };
       }
     },
   };
-}
-
-async function runTransform(
-  ctx: Context,
-  transformer: Transformer,
-  tenant: string,
-  project: string,
-  name: string,
-  data: Buffer,
-  dataType: 'xml' | 'json',
-  custom: Record<string, string>,
-  ticket: string,
-): Promise<Buffer> {
-  const row = await lookupRepositoryFile(ctx, tenant, project, `transform/xslt/${name}`);
-  if (!row) throw new StepFailure(renderErrorCodes.notFound, `stylesheet ${name} not found in transform/xslt/`);
-  const stylesheet = await ctx.blobs.get(row.blob_key);
-  if (!stylesheet) throw new StepFailure(renderErrorCodes.notFound, `stylesheet ${name} is missing from blob storage`);
-  try {
-    return await transformer.transform({ stylesheet, stylesheetName: name, input: data, inputType: dataType, params: { ...custom, ticket, tenant, project } });
-  } catch (err) {
-    if (err instanceof TransformError) throw new StepFailure(err.code === 'timeout' ? renderErrorCodes.timeout : renderErrorCodes.template, `transform ${name}: ${err.message}`);
-    throw err;
-  }
 }
 
 async function loadTemplate(ctx: Context, cache: BlobCache, tenant: string, project: string, name: string): Promise<{ data: Buffer; source: string }> {

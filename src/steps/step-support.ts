@@ -1,0 +1,61 @@
+import { lookupRepositoryFile, readRepositoryBlob } from '../config/resolve.js';
+import type { Context } from '../context.js';
+import type { ArtifactRow, TicketRow } from '../store/index.js';
+import { TransformError, type Transformer } from './transform/index.js';
+
+/** errorCode values of failed render steps (HTTP-like, matched by redelivery `codePattern`s). */
+export const renderErrorCodes = {
+  input: '400',
+  notFound: '404',
+  template: '422',
+  internal: '500',
+  timeout: '504',
+} as const;
+
+/** A render step's expected failure: its errorCode and a message for the ticket. */
+export class StepFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Writes a step attempt's files under `jobs/<t>/<p>/<ticket>/a<attempt>/` and collects their rows. */
+export class ArtifactWriter {
+  readonly rows: ArtifactRow[] = [];
+  constructor(
+    private readonly ctx: Context,
+    private readonly ticket: TicketRow,
+  ) {}
+
+  async put(name: string, kind: 'output' | 'log' | 'content', data: Buffer, contentType: string, keep: { until: number | null; rule: string }): Promise<void> {
+    const { ticket } = this;
+    const key = `jobs/${ticket.tenant}/${ticket.project}/${ticket.id}/a${ticket.attempt}/${name}`;
+    await this.ctx.blobs.put(key, data);
+    this.rows.push({ ticket: ticket.id, name, kind, blob_key: key, size: data.length, content_type: contentType, keep_until: keep.until, keep_rule: keep.rule, created: this.ctx.now() });
+  }
+}
+
+/** Runs a repository stylesheet (`transform/xslt/<name>`) in the sandbox; failures become StepFailures. */
+export async function applyStylesheet(
+  ctx: Context,
+  transformer: Transformer,
+  job: { tenant: string; project: string; name: string; input: Buffer; inputType: 'xml' | 'json'; params: Record<string, string> },
+): Promise<Buffer> {
+  const ref = await lookupRepositoryFile(ctx, job.tenant, job.project, `transform/xslt/${job.name}`);
+  if (!ref) throw new StepFailure(renderErrorCodes.notFound, `stylesheet ${job.name} not found in transform/xslt/`);
+  try {
+    return await transformer.transform({
+      stylesheet: await readRepositoryBlob(ctx, ref),
+      stylesheetName: job.name,
+      input: job.input,
+      inputType: job.inputType,
+      params: { ...job.params, tenant: job.tenant, project: job.project },
+    });
+  } catch (err) {
+    if (err instanceof TransformError) throw new StepFailure(err.code === 'timeout' ? renderErrorCodes.timeout : renderErrorCodes.template, `transform ${job.name}: ${err.message}`);
+    throw err;
+  }
+}
