@@ -13,7 +13,9 @@ export interface BenchServer {
 /** Starts the built service (dist/) as its own process on a fresh data folder. */
 export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const data = await mkdtemp(join(tmpdir(), 'pressroom-bench-'));
-  const child = spawn(process.execPath, ['dist/cli/main.js', 'serve'], {
+  // BENCH_PROFILE=<dir> writes a V8 CPU profile of the server process there (open it in Chrome DevTools).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, 'dist/cli/main.js', 'serve'], {
     env: { ...process.env, PRESSROOM_DATA: data, PRESSROOM_PORT: '0', PRESSROOM_ADMIN_PASSWORD: 'bench-admin-pw', PRESSROOM_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

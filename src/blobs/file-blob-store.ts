@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -20,14 +20,15 @@ export class FileBlobStore implements BlobStore {
     await mkdir(dirname(target), { recursive: true });
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     try {
-      const source = Buffer.isBuffer(data) ? Readable.from([data]) : data;
-      await pipeline(source, createWriteStream(tmp));
+      // A buffer is written in one call; only streams need a pipeline.
+      if (Buffer.isBuffer(data)) await writeFile(tmp, data);
+      else await pipeline(data, createWriteStream(tmp));
       await rename(tmp, target);
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;
     }
-    return (await stat(target)).size;
+    return Buffer.isBuffer(data) ? data.length : (await stat(target)).size;
   }
 
   async get(key: string): Promise<Buffer | undefined> {

@@ -41,6 +41,8 @@ export interface Settings {
   readonly profiles: readonly string[];
   /** Render processes per worker. @defaultValue number of cores */
   readonly renderThreads: number;
+  /** A render process past this resident size (MiB) is replaced after its job. @defaultValue 512 */
+  readonly renderMaxRssMb: number;
   /** Longest a single render may run before it is stopped. @defaultValue 60000 */
   readonly renderTimeoutMs: number;
   /** Tickets one worker process runs at once. @defaultValue 2 × renderThreads */
@@ -186,6 +188,11 @@ export const definitions: Definitions = {
   },
   profiles: { env: 'PRESSROOM_PROFILES', doc: 'Comma-separated service profiles; `trace` adds webhook response bodies to ticket messages.', parse: list },
   renderThreads: { env: 'PRESSROOM_RENDER_THREADS', doc: 'Render processes per worker (default: number of cores).', parse: int('PRESSROOM_RENDER_THREADS', cores, 1, 256) },
+  renderMaxRssMb: {
+    env: 'PRESSROOM_RENDER_MAX_RSS_MB',
+    doc: 'A render process past this many MiB is replaced after its job (Typst caches grow with every compilation).',
+    parse: int('PRESSROOM_RENDER_MAX_RSS_MB', 512, 64, 65536),
+  },
   renderTimeoutMs: { env: 'PRESSROOM_RENDER_TIMEOUT_MS', doc: 'Longest one render may run; a longer one is stopped and the ticket fails.', parse: int('PRESSROOM_RENDER_TIMEOUT_MS', 60_000, 100, 3_600_000) },
   workerConcurrency: {
     env: 'PRESSROOM_WORKER_CONCURRENCY',

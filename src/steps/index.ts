@@ -21,7 +21,7 @@ export interface StepSet {
 
 /** Starts the render and transform pools and returns every implemented step by name. */
 export function createSteps(ctx: Context): StepSet {
-  const pool = new RenderPool(ctx.settings.renderThreads, ctx.settings.renderTimeoutMs, ctx.logger);
+  const pool = new RenderPool(ctx.settings.renderThreads, ctx.settings.renderTimeoutMs, ctx.logger, ctx.settings.renderMaxRssMb * 1024 * 1024);
   const assets = new MediaAssets({ ...mediaAssetsOptions(ctx.settings), logger: ctx.logger });
   const convertPool = new ConvertPool(ctx.settings.renderThreads, ctx.settings.renderTimeoutMs, ctx.logger);
   const steps = new Map<string, Step>([

@@ -52,7 +52,7 @@ export function openDb(settings: Settings): Db {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     kysely,
     dialect: { kind: 'sqlite', skipLocked: false },
@@ -60,6 +60,32 @@ export function openDb(settings: Settings): Db {
     pgConfig: null,
     close: () => kysely.destroy(),
   };
+}
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running our small queries, so
+ * statements are kept by SQL text (bounded; a statement is reusable once it has run).
+ */
+function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, prop, receiver) {
+      if (prop !== 'prepare') {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      }
+      return (source: string) => {
+        let stmt = cache.get(source);
+        if (!stmt) {
+          stmt = prepare(source);
+          if (cache.size >= 500) cache.delete(cache.keys().next().value!);
+          cache.set(source, stmt);
+        }
+        return stmt;
+      };
+    },
+  });
 }
 
 /** Applies pending migrations; safe to run from several processes at once on PostgreSQL. */

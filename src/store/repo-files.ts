@@ -105,3 +105,14 @@ export async function unreferencedBlobs(db: Kysely<Database>, blobKeys: readonly
 export async function deleteRepoFiles(db: Kysely<Database>, paths: readonly string[]): Promise<void> {
   for (const part of chunks(paths)) await db.deleteFrom('repo_files').where('path', 'in', part).execute();
 }
+
+/** Rows under any of several folder prefixes, in one query (ordered by path). */
+export async function listRepoFilesUnderAny(db: Kysely<Database>, prefixes: string[]): Promise<RepoFileRow[]> {
+  if (prefixes.length === 0) return [];
+  return db
+    .selectFrom('repo_files')
+    .selectAll()
+    .where((eb) => eb.or(prefixes.map((p) => eb.and([eb('path', '>=', p), eb('path', '<', p + '\u{10FFFF}')]))))
+    .orderBy('path')
+    .execute();
+}

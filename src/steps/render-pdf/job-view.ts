@@ -8,12 +8,17 @@ const sharedFolders = ['master-documents/', 'images/', 'fonts/'];
 /** The repository files of those folders, project over tenant over global, keyed by view path. */
 export async function repositoryView(ctx: Context, tenant: string, project: string): Promise<Map<string, RepoFileRow>> {
   const levels = ['', `tenants/${tenant}/`, `tenants/${tenant}/projects/${project}/`];
+  const rows = await repoFiles.listRepoFilesUnderAny(
+    ctx.db.kysely,
+    levels.flatMap((level) => sharedFolders.map((folder) => level + folder)),
+  );
   const out = new Map<string, RepoFileRow>();
+  // Global, then tenant, then project: later levels overwrite earlier ones.
   for (const level of levels) {
-    for (const folder of sharedFolders) {
-      for (const row of await repoFiles.listRepoFiles(ctx.db.kysely, level + folder)) {
-        out.set('/' + row.path.slice(level.length), row);
-      }
+    for (const row of rows) {
+      if (!row.path.startsWith(level)) continue;
+      const rel = row.path.slice(level.length);
+      if (sharedFolders.some((f) => rel.startsWith(f))) out.set('/' + rel, row);
     }
   }
   return out;

@@ -57,7 +57,7 @@ export class RenderPool {
     private readonly size: number,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
-    private readonly maxRssBytes = 256 * 1024 * 1024,
+    private readonly maxRssBytes = 512 * 1024 * 1024,
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
