@@ -1,22 +1,11 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, it } from 'node:test';
-import { ZipFile } from 'yazl';
 import { tickets } from '../src/store/index.js';
 import { putFile, setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { describeEachStore } from './helpers/stores.js';
-
-function zipOf(files: Record<string, Buffer>, compress = true): Promise<Buffer> {
-  const z = new ZipFile();
-  for (const [name, data] of Object.entries(files)) z.addBuffer(data, name, { compress });
-  z.end();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve) => {
-    z.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    z.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
+import { zipOf } from './helpers/zip.js';
 
 describeEachStore('renderpdf bad input', (kind) => {
   let t: TestServer;

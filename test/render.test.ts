@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { ZipFile } from 'yazl';
 import { pdfImageCount, pdfPageCount, pdfText } from './helpers/pdf.js';
 import { artifactPdf, putFile, setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { describeEachStore } from './helpers/stores.js';
 import { tinyPng } from './helpers/png.js';
+import { zipOf } from './helpers/zip.js';
 
 const grid = `<data><item id="A-1"><title>Espresso machine</title><price>249.90</price><tags><tag>kitchen</tag><tag>coffee</tag></tags></item></data>`;
-
-function zip(files: Record<string, Buffer | string>): Promise<Buffer> {
-  const z = new ZipFile();
-  for (const [name, data] of Object.entries(files)) z.addBuffer(Buffer.isBuffer(data) ? data : Buffer.from(data), name);
-  z.end();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve, reject) => {
-    z.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    z.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-    z.outputStream.on('error', reject);
-  });
-}
 
 describeEachStore('renderpdf', (kind) => {
   let t: TestServer;
@@ -79,7 +67,7 @@ describeEachStore('renderpdf', (kind) => {
   });
 
   it('renders a ZIP with an image that appears in the PDF', async () => {
-    const body = await zip({
+    const body = await zipOf({
       'data.xml': '<data><item><title>With picture</title><image>images/photo.png</image></item></data>',
       'images/photo.png': tinyPng(64, 48),
     });

@@ -2,28 +2,16 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { ZipFile } from 'yazl';
 import { tickets } from '../src/store/index.js';
 import { runHousekeeping } from '../src/tickets/retention/index.js';
 import { testClock } from './helpers/clock.js';
 import { putFile, setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { describeEachStore } from './helpers/stores.js';
+import { zipOf } from './helpers/zip.js';
 
 const grid = `<data><item id="A-1"><title>Espresso machine</title><price>249.90</price></item></data>`;
 const DAY = 86_400_000;
-
-function zip(files: Record<string, string>): Promise<Buffer> {
-  const z = new ZipFile();
-  for (const [name, data] of Object.entries(files)) z.addBuffer(Buffer.from(data), name);
-  z.end();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve, reject) => {
-    z.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    z.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-    z.outputStream.on('error', reject);
-  });
-}
 
 describeEachStore('retention', (kind) => {
   let t: TestServer;
@@ -177,7 +165,7 @@ describeEachStore('retention', (kind) => {
   it('deletes the input, inline or blob, after keepInputForSeconds', async () => {
     const p = await project('input', '{ keepLog: never }', '{ keepInputForSeconds: 60 }');
     const inline = await render(p.jobs, 'input');
-    const blob = await render(p.jobs, 'input', { body: await zip({ 'data.xml': grid }), contentType: 'application/zip' });
+    const blob = await render(p.jobs, 'input', { body: await zipOf({ 'data.xml': grid }), contentType: 'application/zip' });
     const before = { inline: (await tickets.findTicket(db(), inline))!, blob: (await tickets.findTicket(db(), blob))! };
     assert.ok(before.inline.input_inline && before.inline.input_key === null);
     assert.ok(before.blob.input_key && (await t.server.ctx.blobs.size(before.blob.input_key)) !== undefined);
@@ -228,7 +216,7 @@ describeEachStore('retention', (kind) => {
     const admin = await t.token('acme', 'ending', 'admin');
     await putFile(t, admin, 'tenants/acme/projects/ending/renderpdf/config.ion', '{ keepOutputUntil: forever }');
     const jobs = await t.token('acme', 'ending', 'jobs');
-    const ending = await render(jobs, 'ending', { body: await zip({ 'data.xml': grid }), contentType: 'application/zip' });
+    const ending = await render(jobs, 'ending', { body: await zipOf({ 'data.xml': grid }), contentType: 'application/zip' });
     const rows = await tickets.listArtifacts(db(), ending);
     assert.deepEqual(rows.map((r) => r.keep_until), [expires, expires, expires], 'every file carries the project expiry');
     clock.advance(3599_000);

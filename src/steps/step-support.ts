@@ -1,6 +1,8 @@
 import { lookupRepositoryFile, readRepositoryBlob } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import type { ArtifactRow, TicketRow } from '../store/index.js';
+import type { TicketParams } from '../tickets/params.js';
+import { InputMissingError, loadTicketInput, type TicketInput } from './input.js';
 import { TransformError, type Transformer } from './transform/index.js';
 
 /** errorCode values of failed render steps (HTTP-like, matched by redelivery `codePattern`s). */
@@ -58,4 +60,31 @@ export async function applyStylesheet(
     if (err instanceof TransformError) throw new StepFailure(err.code === 'timeout' ? renderErrorCodes.timeout : renderErrorCodes.template, `transform ${job.name}: ${err.message}`);
     throw err;
   }
+}
+
+/**
+ * A ticket's input with `transformBefore` and `transform` applied in that order: the data the
+ * renderer reads (XML once a stylesheet ran), its resources, and the time the stylesheets took.
+ */
+export async function transformedInput(
+  ctx: Context,
+  transformer: Transformer,
+  ticket: TicketRow,
+  params: TicketParams,
+  log: { info(message: string): void },
+): Promise<TicketInput & { msecs: number }> {
+  const job = await loadTicketInput(ctx, ticket, params).catch((err: unknown) => {
+    throw err instanceof InputMissingError ? new StepFailure(renderErrorCodes.input, err.message) : err;
+  });
+  let { data, dataType } = job;
+  let msecs = 0;
+  for (const name of [params.transformBefore, params.transform]) {
+    if (!name) continue;
+    const started = performance.now();
+    data = await applyStylesheet(ctx, transformer, { tenant: ticket.tenant, project: ticket.project, name, input: data, inputType: dataType, params: { ...params.custom, ticket: ticket.id } });
+    dataType = 'xml';
+    msecs += performance.now() - started;
+    log.info(`transform ${name}: ${data.length} bytes of XML in ${Math.round(performance.now() - started)} ms`);
+  }
+  return { data, dataType, resources: job.resources, msecs };
 }

@@ -3,9 +3,8 @@ import { lookupRepositoryFile, resolveStepConfig } from '../../config/resolve.js
 import type { Context } from '../../context.js';
 import { recordUsage } from '../../stats/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
-import { InputMissingError, loadTicketInput } from '../input.js';
 import type { Step, StepInput, StepOutcome } from '../step.js';
-import { ArtifactWriter, applyStylesheet, renderErrorCodes, StepFailure } from '../step-support.js';
+import { ArtifactWriter, renderErrorCodes, StepFailure, transformedInput } from '../step-support.js';
 import type { Transformer } from '../transform/index.js';
 import { readBuiltinTemplate, readHelperLibrary } from './builtin-templates.js';
 import { JobLog } from './job-log.js';
@@ -29,19 +28,9 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
       const warnings: string[] = [];
       try {
         log.info(`ticket ${ticket.id} tenant ${ticket.tenant} project ${ticket.project} attempt ${ticket.attempt}`);
-        const job = await loadTicketInput(ctx, ticket, params).catch((err: unknown) => {
-          throw err instanceof InputMissingError ? new StepFailure(renderErrorCodes.input, err.message) : err;
-        });
-        let data = job.data;
-        let dataType = job.dataType;
-        for (const name of [params.transformBefore, params.transform]) {
-          if (!name) continue;
-          const started = performance.now();
-          data = await applyStylesheet(ctx, deps.transformer, { tenant: ticket.tenant, project: ticket.project, name, input: data, inputType: dataType, params: { ...params.custom, ticket: ticket.id } });
-          dataType = 'xml';
-          msecs += performance.now() - started;
-          log.info(`transform ${name}: ${data.length} bytes of XML in ${Math.round(performance.now() - started)} ms`);
-        }
+        const job = await transformedInput(ctx, deps.transformer, ticket, params, log);
+        const { data, dataType } = job;
+        msecs += job.msecs;
         if (dataType === 'xml') content = data;
         // Image URLs of the data, downloaded for the template (a failed one is only a warning).
         const assets = await deps.assets.prepare({ tenant: ticket.tenant, data, dataType, now: ctx.now });

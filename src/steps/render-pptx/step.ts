@@ -2,11 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
-import { InputMissingError, loadTicketInput } from '../input.js';
 import { JobLog } from '../render-pdf/job-log.js';
 import { repositoryView } from '../render-pdf/job-view.js';
 import type { Step, StepInput, StepOutcome } from '../step.js';
-import { ArtifactWriter, applyStylesheet, renderErrorCodes, StepFailure } from '../step-support.js';
+import { ArtifactWriter, renderErrorCodes, StepFailure, transformedInput } from '../step-support.js';
 import type { Transformer } from '../transform/index.js';
 import { builtinMasterPath } from './builtin.js';
 import { PptxError } from './errors.js';
@@ -46,17 +45,8 @@ export function renderPptxStep(deps: { transformer: Transformer }): Step {
       const started = performance.now();
       try {
         log.info(`ticket ${ticket.id} tenant ${ticket.tenant} project ${ticket.project} attempt ${ticket.attempt}`);
-        const job = await loadTicketInput(ctx, ticket, params).catch((err: unknown) => {
-          throw err instanceof InputMissingError ? new StepFailure(renderErrorCodes.input, err.message) : err;
-        });
-        let data = job.data;
-        let dataType = job.dataType;
-        for (const name of [params.transformBefore, params.transform]) {
-          if (!name) continue;
-          data = await applyStylesheet(ctx, deps.transformer, { tenant: ticket.tenant, project: ticket.project, name, input: data, inputType: dataType, params: { ...params.custom, ticket: ticket.id } });
-          dataType = 'xml';
-          log.info(`transform ${name}: ${data.length} bytes of XML`);
-        }
+        const job = await transformedInput(ctx, deps.transformer, ticket, params, log);
+        const { data, dataType } = job;
         if (dataType !== 'xml') throw new StepFailure(renderErrorCodes.input, 'renderpptx needs XML in the presentation format; add a transform for JSON input');
         content = data;
         const master = await loadMaster(ctx, ticket.tenant, ticket.project, params.documentTemplate);
