@@ -37,7 +37,7 @@ describeEachStore('tenants and projects', (kind) => {
     const key = `repo/${sha}`;
     await t.server.ctx.blobs.put(key, data);
     const now = Date.now();
-    await repoFiles.upsertRepoFile(t.server.ctx.db.kysely, { path, size: data.length, sha256: sha, blob_key: key, created: now, updated: now });
+    await repoFiles.putRepoFile(t.server.ctx.db.kysely, { path, size: data.length, sha256: sha, blob_key: key, created: now, updated: now });
     return key;
   };
   /** Renders a small PDF in a project and returns the ticket id once it is complete, with its blob keys. */

@@ -19,28 +19,6 @@ export async function findFirstRepoFile(db: Kysely<Database>, paths: string[]): 
   return undefined;
 }
 
-/** Inserts or replaces a file's row; returns whether it was new. */
-export async function upsertRepoFile(db: Kysely<Database>, row: RepoFileRow): Promise<boolean> {
-  const existing = await findRepoFile(db, row.path);
-  if (existing) {
-    await db
-      .updateTable('repo_files')
-      .set({ size: row.size, sha256: row.sha256, blob_key: row.blob_key, updated: row.updated })
-      .where('path', '=', row.path)
-      .execute();
-    return false;
-  }
-  await db.insertInto('repo_files').values(row).execute();
-  return true;
-}
-
-/** Deletes a file's row; returns the deleted row. */
-export async function deleteRepoFile(db: Kysely<Database>, path: string): Promise<RepoFileRow | undefined> {
-  const row = await findRepoFile(db, path);
-  if (row) await db.deleteFrom('repo_files').where('path', '=', path).execute();
-  return row;
-}
-
 /** Rows whose path starts with `prefix` (a folder ending in `/`, or '' for all). */
 export async function listRepoFiles(db: Kysely<Database>, prefix: string): Promise<RepoFileRow[]> {
   let q = db.selectFrom('repo_files').selectAll().orderBy('path');
@@ -58,12 +36,6 @@ export async function deleteRepoFilesUnder(db: Kysely<Database>, prefix: string)
     await db.deleteFrom('repo_files').where('path', '>=', prefix).where('path', '<', prefix + '\u{10FFFF}').execute();
   }
   return rows;
-}
-
-/** Whether any row still points at a blob (content-addressed blobs are shared). */
-export async function blobInUse(db: Kysely<Database>, blobKey: string): Promise<boolean> {
-  const row = await db.selectFrom('repo_files').select('path').where('blob_key', '=', blobKey).limit(1).executeTakeFirst();
-  return row !== undefined;
 }
 
 // Long IN lists are split so a 10,000-entry tree upload stays below parameter limits.

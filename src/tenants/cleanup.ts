@@ -1,9 +1,6 @@
 import type { Context } from '../context.js';
 import { tickets } from '../store/index.js';
 
-// Moved to the repository module, which owns files and their blobs; kept as a re-export.
-export { removeRepositoryFolder } from '../repository/index.js';
-
 /** Removes the tickets of a tenant (or of one project), open or not, with their input and artifact blobs. */
 export async function removeTickets(ctx: Context, tenant: string, project?: string): Promise<number> {
   const keys = await tickets.deleteTicketsOf(ctx.db.kysely, tenant, project);

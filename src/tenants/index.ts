@@ -14,4 +14,3 @@ export {
   type ProjectView,
 } from './service.js';
 export { nameFilter, assertName } from './names.js';
-export { removeRepositoryFolder } from './cleanup.js';
