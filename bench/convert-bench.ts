@@ -5,9 +5,9 @@
 import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
 import * as mupdf from 'mupdf';
 import pino from 'pino';
-import { ConvertPool } from '../src/steps/convert/convert-pool.js';
+import { MupdfEngine } from '../src/engines/mupdf/index.js';
 import { readBuiltinTemplate, readHelperLibrary } from '../src/steps/render-pdf/builtin-templates.js';
-import { JOB_ROOT } from '../src/steps/render-pdf/render-protocol.js';
+import { JOB_ROOT } from '../src/engines/typst/index.js';
 import { benchData, benchZip } from './pdf-bench.js';
 import { startBenchServer } from './server-process.js';
 
@@ -45,7 +45,7 @@ function inProcess(pdf: Buffer, format: 'png' | 'jpg'): number {
   return performance.now() - started;
 }
 
-async function viaPool(pool: ConvertPool, pdf: Buffer, format: 'png' | 'jpg'): Promise<{ ms: number; width: number; height: number }> {
+async function viaPool(pool: MupdfEngine, pdf: Buffer, format: 'png' | 'jpg'): Promise<{ ms: number; width: number; height: number }> {
   const started = performance.now();
   let size = { width: 0, height: 0 };
   await pool.convert({ pdf, format, resolution: 150, quality: 75, pages: { kind: 'page', page: 1 } }, (img) => (size = { width: img.width, height: img.height }));
@@ -80,7 +80,7 @@ export async function convertBench(): Promise<Record<string, unknown>> {
   for (let i = 0; i < runs; i++) raw.png.push(inProcess(pdf, 'png'));
   for (let i = 0; i < runs; i++) raw.jpg.push(inProcess(pdf, 'jpg'));
 
-  const pool = new ConvertPool(1, 60_000, pino({ level: 'warn' }));
+  const pool = new MupdfEngine({ size: 1, timeoutMs: 60_000, logger: pino({ level: 'warn' }) });
   const pooled = { png: [] as number[], jpg: [] as number[] };
   let size = '';
   try {

@@ -3,7 +3,7 @@ import { TokenService } from './auth/index.js';
 import { openBlobStore, type BlobStore } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
 import { migrate, openDb, type Db } from './store/index.js';
-import { Transformer } from './steps/transform/index.js';
+import { Transformer } from './engines/xslt/index.js';
 import { createNotifier, type Notifier } from './tickets/notifier.js';
 
 /** Everything a process shares: settings, store, blobs, token service, logger. Built once at start. */
@@ -47,7 +47,13 @@ export async function createContext(settings: Settings, opts: { logger?: Logger;
   const blobs = openBlobStore(settings);
   const tokens = await TokenService.create(settings, db);
   const notifier = await createNotifier(db, logger);
-  const transformer = new Transformer({ processes: Math.max(1, Math.min(2, settings.renderThreads)), timeoutMs: settings.renderTimeoutMs, logger });
+  const transformer = new Transformer({
+    processes: Math.max(1, Math.min(2, settings.renderThreads)),
+    timeoutMs: settings.renderTimeoutMs,
+    maxMemoryMb: settings.renderMaxMemoryMb,
+    memoryCeilingMb: settings.renderMaxMemoryMb,
+    logger,
+  });
   return {
     settings,
     db,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import * as mupdf from 'mupdf';
 import pino from 'pino';
-import { ConvertError, ConvertPool, type PageImage } from '../src/steps/convert/index.js';
+import { ConvertError, MupdfEngine, type PageImage } from '../src/engines/mupdf/index.js';
 import { imageSize } from './helpers/image-size.js';
 
 /** A PDF of `pages` empty pages of the given size in points. */
@@ -15,7 +15,7 @@ function blankPdf(pages: number, width = 595.28, height = 841.89): Buffer {
 }
 
 describe('convert pool', () => {
-  const pool = new ConvertPool(1, 30_000, pino({ level: 'silent' }));
+  const pool = new MupdfEngine({ size: 1, timeoutMs: 30_000, logger: pino({ level: 'silent' }) });
   after(() => pool.close());
   const job = (pdf: Buffer, pages: { kind: 'page'; page: number } | { kind: 'pageset'; ranges: { from: number | null; to: number | null }[] }) =>
     ({ pdf, format: 'png', resolution: 72, quality: 75, pages }) as const;

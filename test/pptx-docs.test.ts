@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { Transformer } from '../src/steps/transform/index.js';
+import { Transformer } from '../src/engines/xslt/index.js';
 import { renderPptx } from '../src/steps/render-pptx/index.js';
 import { attr, descendants, localName, parseXml } from '../src/steps/render-pptx/xml.js';
 import { openDeck } from './fixtures/pptx/deck.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { TransformError, Transformer, type TransformRequest } from '../src/steps/transform/index.js';
+import { TransformError, Transformer, type TransformRequest } from '../src/engines/xslt/index.js';
 
 const XSL = 'xmlns:xsl="http://www.w3.org/1999/XSL/Transform" xmlns:xs="http://www.w3.org/2001/XMLSchema" exclude-result-prefixes="#all"';
 const IXSL = 'xmlns:ixsl="http://saxonica.com/ns/interactiveXSLT" xmlns:js="http://saxonica.com/ns/globalJS"';
@@ -336,11 +336,11 @@ describe('XSLT transform (SaxonJS)', () => {
           extends: join(root, 'tsconfig.build.json'),
           compilerOptions: { outDir: join(build, 'dist'), rootDir: join(root, 'src'), sourceMap: false, typeRoots: [join(root, 'node_modules/@types')] },
           include: [],
-          files: [join(root, 'src/steps/transform/index.ts')],
+          files: [join(root, 'src/engines/xslt/index.ts')],
         }),
       );
       await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(build, 'tsconfig.json')]);
-      const entry = join(build, 'dist/steps/transform/index.js');
+      const entry = join(build, 'dist/engines/xslt/index.js');
       assert.ok(existsSync(entry));
       await mkdir(join(build, 'check'));
       const script = join(build, 'check/run.mjs');

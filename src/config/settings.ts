@@ -43,6 +43,8 @@ export interface Settings {
   readonly renderThreads: number;
   /** A render process past this resident size (MiB) is replaced after its job. @defaultValue 512 */
   readonly renderMaxRssMb: number;
+  /** Memory ceiling (MiB) of one job in a render, convert or transform process; past it the process is killed and the ticket fails with 507. @defaultValue 1024 */
+  readonly renderMaxMemoryMb: number;
   /** Longest a single render may run before it is stopped. @defaultValue 60000 */
   readonly renderTimeoutMs: number;
   /** Tickets one worker process runs at once. @defaultValue 2 × renderThreads */
@@ -192,6 +194,11 @@ export const definitions: Definitions = {
     env: 'PRESSROOM_RENDER_MAX_RSS_MB',
     doc: 'A render process past this many MiB is replaced after its job (Typst caches grow with every compilation).',
     parse: int('PRESSROOM_RENDER_MAX_RSS_MB', 512, 64, 65536),
+  },
+  renderMaxMemoryMb: {
+    env: 'PRESSROOM_RENDER_MAX_MEMORY_MB',
+    doc: 'Memory ceiling of one job in a Typst, MuPDF or XSLT process: past it the process is killed, the ticket fails with errorCode 507 and the process is replaced.',
+    parse: int('PRESSROOM_RENDER_MAX_MEMORY_MB', 1024, 192, 65536),
   },
   renderTimeoutMs: { env: 'PRESSROOM_RENDER_TIMEOUT_MS', doc: 'Longest one render may run; a longer one is stopped and the ticket fails.', parse: int('PRESSROOM_RENDER_TIMEOUT_MS', 60_000, 100, 3_600_000) },
   workerConcurrency: {

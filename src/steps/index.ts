@@ -2,16 +2,16 @@ import { MediaAssets, mediaAssetsOptions } from '../assets/index.js';
 import type { Context } from '../context.js';
 import { aggregateStep } from './aggregate/step.js';
 import { callbackStep } from './callback/index.js';
-import { ConvertPool, convertStep } from './convert/index.js';
+import { MupdfEngine } from '../engines/mupdf/index.js';
+import { TypstEngine } from '../engines/typst/index.js';
+import { convertStep } from './convert/index.js';
 import { errorStep } from './error/index.js';
-import { RenderPool } from './render-pdf/render-pool.js';
 import { renderPdfStep } from './render-pdf/step.js';
 import { renderPptxStep } from './render-pptx/step.js';
 import type { Step } from './step.js';
 import { uploadStep } from './upload/index.js';
 
 export type { Step, StepInput, StepOutcome } from './step.js';
-export { RenderPool, RenderError } from './render-pdf/render-pool.js';
 
 /** The steps a worker process runs, with the process pools they share. */
 export interface StepSet {
@@ -19,16 +19,20 @@ export interface StepSet {
   close(): Promise<void>;
 }
 
-/** Starts the render and transform pools and returns every implemented step by name. */
+const MiB = 1024 * 1024;
+
+/** Starts the Typst and MuPDF engines and returns every implemented step by name. */
 export function createSteps(ctx: Context): StepSet {
-  const pool = new RenderPool(ctx.settings.renderThreads, ctx.settings.renderTimeoutMs, ctx.logger, ctx.settings.renderMaxRssMb * 1024 * 1024);
+  const { renderThreads, renderTimeoutMs, renderMaxRssMb, renderMaxMemoryMb } = ctx.settings;
+  const limits = { size: renderThreads, timeoutMs: renderTimeoutMs, maxRssBytes: renderMaxRssMb * MiB, maxMemoryBytes: renderMaxMemoryMb * MiB, logger: ctx.logger };
+  const typst = new TypstEngine(limits);
+  const mupdf = new MupdfEngine(limits);
   const assets = new MediaAssets({ ...mediaAssetsOptions(ctx.settings), logger: ctx.logger });
-  const convertPool = new ConvertPool(ctx.settings.renderThreads, ctx.settings.renderTimeoutMs, ctx.logger);
   const steps = new Map<string, Step>([
-    ['renderpdf', renderPdfStep({ pool, transformer: ctx.transformer, assets })],
+    ['renderpdf', renderPdfStep({ typst, transformer: ctx.transformer, assets })],
     ['renderpptx', renderPptxStep({ transformer: ctx.transformer })],
     ['aggregate', aggregateStep()],
-    ['convert', convertStep({ pool: convertPool })],
+    ['convert', convertStep({ mupdf })],
     ['upload', uploadStep()],
     ['callback', callbackStep()],
     ['error', errorStep()],
@@ -36,7 +40,7 @@ export function createSteps(ctx: Context): StepSet {
   return {
     steps,
     async close() {
-      await Promise.all([pool.close(), convertPool.close(), assets.close()]);
+      await Promise.all([typst.close(), mupdf.close(), assets.close()]);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import type { ArtifactRow, TicketRow } from '../store/index.js';
 import type { TicketParams } from '../tickets/params.js';
 import { InputMissingError, loadTicketInput, type TicketInput } from './input.js';
-import { TransformError, type Transformer } from './transform/index.js';
+import { TransformError, type Transformer } from '../engines/xslt/index.js';
 
 /** errorCode values of failed render steps (HTTP-like, matched by redelivery `codePattern`s). */
 export const renderErrorCodes = {
@@ -12,6 +12,8 @@ export const renderErrorCodes = {
   template: '422',
   internal: '500',
   timeout: '504',
+  /** The engine process passed the memory ceiling (PRESSROOM_RENDER_MAX_MEMORY_MB). */
+  memory: '507',
 } as const;
 
 /** A render step's expected failure: its errorCode and a message for the ticket. */
@@ -57,7 +59,10 @@ export async function applyStylesheet(
       params: { ...job.params, tenant: job.tenant, project: job.project },
     });
   } catch (err) {
-    if (err instanceof TransformError) throw new StepFailure(err.code === 'timeout' ? renderErrorCodes.timeout : renderErrorCodes.template, `transform ${job.name}: ${err.message}`);
+    if (err instanceof TransformError) {
+      const code = err.code === 'timeout' ? renderErrorCodes.timeout : err.code === 'memory' ? renderErrorCodes.memory : renderErrorCodes.template;
+      throw new StepFailure(code, `transform ${job.name}: ${err.message}`);
+    }
     throw err;
   }
 }

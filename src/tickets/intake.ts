@@ -3,7 +3,7 @@ import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { builtinTemplateNames } from '../steps/render-pdf/builtin-templates.js';
-import { TransformError } from '../steps/transform/index.js';
+import { TransformError } from '../engines/xslt/index.js';
 import { tickets, type TicketRow } from '../store/index.js';
 import { assertProjectExists } from '../tenants/index.js';
 import { readZip, zipLimits } from '../zip/index.js';

@@ -1,18 +1,13 @@
 // The image conversion option set (`convert`) of the contract: `key=value` pairs separated by
 // `;`, long or short names. Parsing is pure so intake (400 on a syntax error) and the convert
 // step (which re-reads the stored string) agree on every value and every fallback.
+import type { PageRange, PageSelection } from '../../engines/mupdf/index.js';
+
+// Page selections are the converter's own notion; the option set names them.
+export { selectPages, type PageRange, type PageSelection } from '../../engines/mupdf/index.js';
 
 /** Output formats; `jpeg` is accepted as another spelling of `jpg`. */
 export type ImageFormat = 'png' | 'jpg';
-
-/** Inclusive page range, 1-based; null stands for `n`, the last page of the document. */
-export interface PageRange {
-  from: number | null;
-  to: number | null;
-}
-
-/** Which pages to convert: one page (error when missing) or a set (missing pages skipped). */
-export type PageSelection = { kind: 'page'; page: number } | { kind: 'pageset'; ranges: PageRange[] };
 
 /** A parsed option set; `notes` explain every fallback or bound that was applied. */
 export interface ConvertOptions {
@@ -101,17 +96,6 @@ export function formatConvertOptions(o: ConvertOptions): string {
 export function convertMediaType(o: Pick<ConvertOptions, 'format' | 'pages'>): 'image/png' | 'image/jpeg' | 'application/zip' {
   if (o.pages.kind === 'pageset') return 'application/zip';
   return o.format === 'png' ? 'image/png' : 'image/jpeg';
-}
-
-/** The 1-based pages a selection names in a document of `count` pages, ascending, each once. */
-export function selectPages(pages: PageSelection, count: number): number[] {
-  if (pages.kind === 'page') return pages.page <= count ? [pages.page] : [];
-  const wanted = new Set<number>();
-  for (const r of pages.ranges) {
-    const to = Math.min(r.to ?? count, count);
-    for (let p = r.from ?? count; p <= to; p++) wanted.add(p);
-  }
-  return [...wanted].sort((a, b) => a - b);
 }
 
 function parseFormat(value: string | undefined): ImageFormat {

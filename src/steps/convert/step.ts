@@ -3,9 +3,8 @@ import { ZipFile } from 'yazl';
 import type { Context } from '../../context.js';
 import { tickets, type ArtifactRow, type TicketRow } from '../../store/index.js';
 import type { Step, StepInput, StepOutcome } from '../step.js';
-import { ConvertError, type ConvertPool } from './convert-pool.js';
+import { ConvertError, type MupdfEngine, type PageImage } from '../../engines/mupdf/index.js';
 import { convertMediaType, ConvertOptionError, parseConvertOptions, type ConvertOptions } from './options.js';
-import type { PageImage } from './protocol.js';
 
 /** errorCode values of a failed convert step (matched by redelivery `codePattern`s). */
 export const convertErrorCodes = {
@@ -15,6 +14,7 @@ export const convertErrorCodes = {
   pdf: '422',
   internal: '500',
   timeout: '504',
+  memory: '507',
 } as const;
 
 const errorCodeOf: Record<ConvertError['kind'], string> = {
@@ -23,6 +23,7 @@ const errorCodeOf: Record<ConvertError['kind'], string> = {
   pdf: convertErrorCodes.pdf,
   crash: convertErrorCodes.internal,
   timeout: convertErrorCodes.timeout,
+  memory: convertErrorCodes.memory,
 };
 
 class StepFailure extends Error {
@@ -39,7 +40,7 @@ class StepFailure extends Error {
  * One page becomes `<ticket>.png`/`.jpg`, a pageset `<ticket>.zip` with `<ticket>-<page>.<ext>`
  * entries; either becomes the ticket's main output, while the PDF stays stored beside it.
  */
-export function convertStep(deps: { pool: ConvertPool }): Step {
+export function convertStep(deps: { mupdf: MupdfEngine }): Step {
   return {
     name: 'convert',
     async run({ ctx, ticket, params }: StepInput): Promise<StepOutcome> {
@@ -48,7 +49,7 @@ export function convertStep(deps: { pool: ConvertPool }): Step {
       try {
         const options = parseStored(params.convert);
         const { row, pdf } = await loadPdf(ctx, ticket);
-        const stored = options.pages.kind === 'page' ? await convertPage(ctx, deps.pool, ticket, row, pdf, options) : await convertPageset(ctx, deps.pool, ticket, row, pdf, options);
+        const stored = options.pages.kind === 'page' ? await convertPage(ctx, deps.mupdf, ticket, row, pdf, options) : await convertPageset(ctx, deps.mupdf, ticket, row, pdf, options);
         const messages = [...options.notes.map((n) => `convert: ${n}`), ...stored.messages];
         return { kind: 'succeeded', artifacts: [stored.artifact], outputName: stored.artifact.name, msecs: msecs(), messages };
       } catch (err) {
@@ -103,9 +104,9 @@ function loweredNote(image: PageImage, o: ConvertOptions): string[] {
   return image.resolution < o.resolution ? [`convert: page ${image.page} drawn at ${image.resolution} dpi instead of ${o.resolution} to stay within the raster limit`] : [];
 }
 
-async function convertPage(ctx: Context, pool: ConvertPool, ticket: TicketRow, pdfRow: ArtifactRow, pdf: Buffer, o: ConvertOptions): Promise<Stored> {
+async function convertPage(ctx: Context, mupdf: MupdfEngine, ticket: TicketRow, pdfRow: ArtifactRow, pdf: Buffer, o: ConvertOptions): Promise<Stored> {
   let image: PageImage | undefined;
-  await pool.convert(jobOf(pdf, o), (img) => (image = img));
+  await mupdf.convert(jobOf(pdf, o), (img) => (image = img));
   if (!image) throw new ConvertError('crash', 'the converter returned no image');
   const name = `${ticket.id}.${extension(o)}`;
   const key = `jobs/${ticket.tenant}/${ticket.project}/${ticket.id}/a${ticket.attempt}/${name}`;
@@ -116,7 +117,7 @@ async function convertPage(ctx: Context, pool: ConvertPool, ticket: TicketRow, p
 }
 
 /** Streams the page images into the ZIP blob as they arrive, so a long pageset is never held in memory. */
-async function convertPageset(ctx: Context, pool: ConvertPool, ticket: TicketRow, pdfRow: ArtifactRow, pdf: Buffer, o: ConvertOptions): Promise<Stored> {
+async function convertPageset(ctx: Context, mupdf: MupdfEngine, ticket: TicketRow, pdfRow: ArtifactRow, pdf: Buffer, o: ConvertOptions): Promise<Stored> {
   const name = `${ticket.id}.zip`;
   const key = `jobs/${ticket.tenant}/${ticket.project}/${ticket.id}/a${ticket.attempt}/${name}`;
   const zip = new ZipFile();
@@ -125,7 +126,7 @@ async function convertPageset(ctx: Context, pool: ConvertPool, ticket: TicketRow
   const notes: string[] = [];
   const mtime = new Date(ctx.now());
   try {
-    const result = await pool.convert(jobOf(pdf, o), (image) => {
+    const result = await mupdf.convert(jobOf(pdf, o), (image) => {
       zip.addBuffer(Buffer.from(image.data), `${ticket.id}-${image.page}.${extension(o)}`, { compress: false, mtime });
       notes.push(...loweredNote(image, o));
     });

@@ -5,15 +5,14 @@ import { recordUsage } from '../../stats/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
 import type { Step, StepInput, StepOutcome } from '../step.js';
 import { ArtifactWriter, renderErrorCodes, StepFailure, transformedInput } from '../step-support.js';
-import type { Transformer } from '../transform/index.js';
+import type { Transformer } from '../../engines/xslt/index.js';
 import { readBuiltinTemplate, readHelperLibrary } from './builtin-templates.js';
 import { JobLog } from './job-log.js';
 import { BlobCache, fontSet, repositoryView } from './job-view.js';
-import { JOB_ROOT } from './render-protocol.js';
-import { RenderError, type RenderPool } from './render-pool.js';
+import { JOB_ROOT, RenderError, type TypstEngine } from '../../engines/typst/index.js';
 
 /** The `renderpdf` step: optional XSLT, then Typst, storing the PDF, the content XML and the log. */
-export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer; assets: MediaAssets }): Step {
+export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transformer; assets: MediaAssets }): Step {
   const cache = new BlobCache();
   return {
     name: 'renderpdf',
@@ -70,7 +69,7 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
         const pdfStandard = config.pdfStandard as string | undefined;
         // PDF/UA and the "a" conformance levels of PDF/A require tags; otherwise they are opt-in.
         const pdfTags = (config.pdfTags as boolean | undefined) ?? (pdfStandard !== undefined && /^(ua-1|a-[123]a)$/.test(pdfStandard));
-        const out = await deps.pool
+        const out = await deps.typst
           .render(
             {
               files,
@@ -85,7 +84,7 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
           .catch((err: unknown) => {
             if (err instanceof RenderError) {
               for (const d of err.diagnostics.slice(1)) log.warn(d);
-              const code = err.kind === 'timeout' ? renderErrorCodes.timeout : err.kind === 'crash' ? renderErrorCodes.internal : renderErrorCodes.template;
+              const code = { timeout: renderErrorCodes.timeout, memory: renderErrorCodes.memory, crash: renderErrorCodes.internal, template: renderErrorCodes.template }[err.kind];
               throw new StepFailure(code, err.kind === 'template' ? `template ${params.documentTemplate}: ${err.message}` : err.message);
             }
             throw err;

@@ -6,7 +6,7 @@ import { JobLog } from '../render-pdf/job-log.js';
 import { repositoryView } from '../render-pdf/job-view.js';
 import type { Step, StepInput, StepOutcome } from '../step.js';
 import { ArtifactWriter, renderErrorCodes, StepFailure, transformedInput } from '../step-support.js';
-import type { Transformer } from '../transform/index.js';
+import type { Transformer } from '../../engines/xslt/index.js';
 import { builtinMasterPath } from './builtin.js';
 import { PptxError } from './errors.js';
 import type { PptxOptions } from './mapping.js';

@@ -5,7 +5,7 @@ import type { SaxonApi, SaxonDocument, SaxonError, SaxonResultTarget, SefNode } 
  * The program of a sandbox process: locks the process down, loads SaxonJS, then compiles and
  * runs stylesheets sent over IPC.
  *
- * It is shipped as source text (`sandboxMain.toString()`, see sandbox-process.ts), so the
+ * It is shipped as source text (`sandboxMain.toString()`, see sandbox-command.ts), so the
  * same code runs from src under tsx and from dist, and the process needs no read access to
  * pressroom's own files. Hence the rule for this function: it uses nothing from module scope —
  * only type imports, globals and `process.getBuiltinModule`.
@@ -208,7 +208,7 @@ export function sandboxMain(args: SandboxArgs): void {
         sefText = JSON.stringify(sef);
       }
     } catch (err) {
-      return { id: job.id, ok: false, failure: failure('compile', err), sef: null, messages };
+      return { ok: false, failure: failure('compile', err), sef: null, messages };
     }
     try {
       const inputText = decode(job.input, job.inputType === 'xml');
@@ -240,12 +240,14 @@ export function sandboxMain(args: SandboxArgs): void {
         'sync',
       );
       const text = principal ?? (typeof result.principalResult === 'string' ? result.principalResult : '');
-      return { id: job.id, ok: true, output: encode(text), sef: sefText, messages };
+      return { ok: true, output: encode(text), sef: sefText, messages };
     } catch (err) {
-      return { id: job.id, ok: false, failure: failure('runtime', err), sef: sefText, messages };
+      return { ok: false, failure: failure('runtime', err), sef: sefText, messages };
     }
   };
 
-  process.on('message', (job: SandboxJob) => send(run(job)));
+  // The pool's envelope (engines/pool/protocol.ts), spelled out: this function imports nothing.
+  process.on('message', (message: { id: number; job: SandboxJob }) => send({ id: message.id, result: run(message.job) }));
+  process.on('disconnect', () => process.exit(0));
   send({ ready: true });
 }

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import pino, { type Logger } from 'pino';
+import { PoolError, ProcessPool } from '../pool/index.js';
 import { LruCache } from './lru-cache.js';
-import { SandboxProcess } from './sandbox-process.js';
-import type { SandboxFailure } from './sandbox-protocol.js';
+import { sandboxCommand } from './sandbox-command.js';
+import type { SandboxFailure, SandboxJob, SandboxReply } from './sandbox-protocol.js';
 import { TransformError } from './transform-error.js';
 
 /** One XSLT 3.0 transform: a tenant's stylesheet applied to XML or JSON input. */
@@ -30,6 +31,8 @@ export interface TransformerOptions {
   cacheSize?: number;
   /** Heap limit of a sandbox process in MiB (`--max-old-space-size`). @defaultValue 512 */
   maxMemoryMb?: number;
+  /** Memory ceiling of a sandbox process while it transforms, in MiB: past it the process is killed (code `memory`). */
+  memoryCeilingMb?: number;
   logger?: Logger;
 }
 
@@ -53,34 +56,37 @@ const OUTPUT_URI = 'file:///pressroom/principal-result.xml';
 const PARAM_NAME = /^[\p{L}_][\p{L}\p{N}_.\-\u00B7]*$/u;
 
 /**
- * Runs XSLT 3.0 with SaxonJS in a small pool of sandboxed child processes. A stylesheet is
+ * Runs XSLT 3.0 with SaxonJS in sandboxed processes of the process pool. A stylesheet is
  * compiled once per content hash; the compiled form (SEF) is kept in a bounded LRU and sent
  * with later jobs. Requests queue while every process is busy.
  */
 export class Transformer {
-  private readonly size: number;
   private readonly timeoutMs: number;
-  private readonly maxMemoryMb: number;
   private readonly logger: Logger;
   private readonly compiled: LruCache<string, Compiled>;
-  private readonly live = new Set<SandboxProcess>();
-  private readonly idle: SandboxProcess[] = [];
-  private readonly waiting: { resolve: (p: SandboxProcess) => void; reject: (e: Error) => void }[] = [];
-  private readonly counters = { compiles: 0, cacheHits: 0, processesStarted: 0 };
-  private nextId = 1;
+  private readonly pool: ProcessPool<SandboxJob, SandboxReply>;
+  private readonly counters = { compiles: 0, cacheHits: 0 };
   private closed = false;
 
   constructor(opts: TransformerOptions = {}) {
-    this.size = Math.max(1, opts.processes ?? Math.min(2, availableParallelism()));
     this.timeoutMs = opts.timeoutMs ?? 30_000;
-    this.maxMemoryMb = opts.maxMemoryMb ?? 512;
     this.compiled = new LruCache(Math.max(1, opts.cacheSize ?? 100));
     this.logger = opts.logger ?? pino({ level: 'silent' });
+    const maxMemoryMb = opts.maxMemoryMb ?? 512;
+    this.pool = new ProcessPool({
+      name: 'xslt',
+      size: Math.max(1, opts.processes ?? Math.min(2, availableParallelism())),
+      timeoutMs: this.timeoutMs,
+      ...(opts.memoryCeilingMb ? { memoryCeilingBytes: opts.memoryCeilingMb * 1024 * 1024 } : {}),
+      logger: this.logger,
+      command: () => sandboxCommand({ stylesheetBaseUri: STYLESHEET_BASE_URI, outputUri: OUTPUT_URI, sefCacheSize: 16 }, maxMemoryMb),
+    });
   }
 
   /** Transforms the input; resolves to the serialized principal result, rejects with a TransformError. */
   async transform(req: TransformRequest): Promise<Buffer> {
     if (req.inputType !== 'xml' && req.inputType !== 'json') throw new TypeError(`unknown inputType ${String(req.inputType)}`);
+    if (this.closed) throw new TransformError('runtime', 'the transformer is closed');
     const name = req.stylesheetName;
     const key = createHash('sha256').update(req.stylesheet).digest('hex');
     const known = this.compiled.get(key);
@@ -89,38 +95,36 @@ export class Transformer {
       throw describeFailure(name, known.failure);
     }
     const params = this.checkedParams(name, req.params ?? {});
-    const proc = await this.acquire();
-    try {
+    // Built when a process is free, so a stylesheet compiled meanwhile by another job is reused.
+    const job = (): SandboxJob => {
       const cached = this.compiled.get(key);
       const sef = cached && 'sef' in cached ? cached.sef : null;
       if (sef === null) this.counters.compiles++;
       else this.counters.cacheHits++;
-      const job = { id: this.nextId++, sefKey: key, sef, stylesheet: sef === null ? req.stylesheet : null, input: req.input, inputType: req.inputType, params };
-      const reply = await proc.run(job, name, req.timeoutMs ?? this.timeoutMs);
-      if (reply.sef !== null) this.compiled.set(key, { sef: reply.sef });
-      if (reply.messages.length > 0) this.logger.debug({ stylesheet: name, messages: reply.messages }, 'xsl:message output');
-      if (!reply.ok) {
-        if (reply.failure.kind === 'compile') this.compiled.set(key, { failure: reply.failure });
-        throw describeFailure(name, reply.failure);
-      }
-      return Buffer.from(reply.output.buffer, reply.output.byteOffset, reply.output.byteLength);
-    } finally {
-      this.release(proc);
+      return { sefKey: key, sef, stylesheet: sef === null ? req.stylesheet : null, input: req.input, inputType: req.inputType, params };
+    };
+    const reply = await this.pool.run(job, { timeoutMs: req.timeoutMs ?? this.timeoutMs }).catch((err: unknown) => {
+      throw err instanceof PoolError ? transformErrorOf(name, err) : err;
+    });
+    if (reply.sef !== null) this.compiled.set(key, { sef: reply.sef });
+    if (reply.messages.length > 0) this.logger.debug({ stylesheet: name, messages: reply.messages }, 'xsl:message output');
+    if (!reply.ok) {
+      if (reply.failure.kind === 'compile') this.compiled.set(key, { failure: reply.failure });
+      throw describeFailure(name, reply.failure);
     }
+    return Buffer.from(reply.output.buffer, reply.output.byteOffset, reply.output.byteLength);
   }
 
   /** Counters since construction. */
   stats(): TransformerStats {
-    return { ...this.counters, cachedStylesheets: this.compiled.size, liveProcesses: this.live.size, queued: this.waiting.length };
+    const pool = this.pool.stats();
+    return { ...this.counters, cachedStylesheets: this.compiled.size, processesStarted: pool.started, liveProcesses: pool.starting + pool.idle + pool.busy, queued: pool.queued };
   }
 
   /** Stops every sandbox process; queued and running transforms fail. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const w of this.waiting.splice(0)) w.reject(new TransformError('runtime', 'the transformer is closed'));
-    this.idle.length = 0;
-    await Promise.all([...this.live].map((p) => p.kill()));
-    this.live.clear();
+    await this.pool.close();
   }
 
   private checkedParams(name: string, params: Record<string, string>): Record<string, string> {
@@ -131,42 +135,21 @@ export class Transformer {
     }
     return result;
   }
+}
 
-  private acquire(): Promise<SandboxProcess> {
-    if (this.closed) return Promise.reject(new TransformError('runtime', 'the transformer is closed'));
-    for (let p = this.idle.pop(); p; p = this.idle.pop()) {
-      if (!p.dead) return Promise.resolve(p);
-      this.live.delete(p);
-    }
-    if (this.live.size < this.size) return Promise.resolve(this.start());
-    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
-  }
-
-  private release(proc: SandboxProcess): void {
-    if (this.closed) return;
-    if (proc.dead) {
-      this.live.delete(proc);
-      this.waiting.shift()?.resolve(this.start());
-      return;
-    }
-    const next = this.waiting.shift();
-    if (next) next.resolve(proc);
-    else this.idle.push(proc);
-  }
-
-  private start(): SandboxProcess {
-    const proc = new SandboxProcess({
-      stylesheetBaseUri: STYLESHEET_BASE_URI,
-      outputUri: OUTPUT_URI,
-      sefCacheSize: 16,
-      maxMemoryMb: this.maxMemoryMb,
-      startupTimeoutMs: 30_000,
-      logger: this.logger,
-    });
-    this.counters.processesStarted++;
-    this.live.add(proc);
-    this.logger.debug({ pid: proc.pid }, 'transform sandbox process started');
-    return proc;
+/** Words a pool failure for the tenant, naming the stylesheet. */
+function transformErrorOf(name: string, err: PoolError): TransformError {
+  switch (err.kind) {
+    case 'timeout':
+      return new TransformError('timeout', `${name}: transform stopped after ${err.detail.timeoutMs} ms (time limit)`);
+    case 'memory':
+      return new TransformError('memory', `${name}: transform stopped: the transform process passed the memory ceiling of ${err.detail.ceilingMb} MiB`);
+    case 'closed':
+      return new TransformError('runtime', 'the transformer is closed');
+    default:
+      if (err.detail.starting) return new TransformError('runtime', `${name}: the transform process failed to start (${err.detail.how})`);
+      if (err.detail.how) return new TransformError('runtime', `${name}: the transform process ended unexpectedly (${err.detail.how}); the stylesheet may have run out of memory`);
+      return new TransformError('runtime', `${name}: ${err.message}`);
   }
 }
 

@@ -1,15 +1,14 @@
-import type { ImageFormat, PageSelection } from './options.js';
+import type { PageSelection } from './pages.js';
 
 /** Largest raster of one page; a page that would be larger is drawn at a lower resolution. */
 export const MAX_PAGE_PIXELS = 40_000_000;
 /** Largest raster of one conversion, all pages together; a larger pageset fails before drawing. */
 export const MAX_TOTAL_PIXELS = 2_000_000_000;
 
-/** One conversion, as sent to a convert worker. */
+/** One conversion, as sent to a MuPDF process. */
 export interface ConvertJob {
-  id: number;
   pdf: Uint8Array;
-  format: ImageFormat;
+  format: 'png' | 'jpg';
   resolution: number;
   quality: number;
   pages: PageSelection;
@@ -24,12 +23,8 @@ export interface PageImage {
   resolution: number;
 }
 
-/**
- * Worker → pool messages: `plan` first (the document's page count and the pages to draw),
- * then one `page` per page in order, then `done`; or `failed` at any point.
- */
-export type ConvertReply =
-  | { id: number; type: 'plan'; pageCount: number; pages: number[] }
-  | { id: number; type: 'page'; image: PageImage }
-  | { id: number; type: 'done'; heapBytes: number }
-  | { id: number; type: 'failed'; reason: 'page' | 'too-large' | 'pdf'; message: string };
+/** Progress of a conversion: the plan first (page count, pages to draw), then each page in order. */
+export type ConvertProgress = { type: 'plan'; pageCount: number; pages: number[] } | { type: 'page'; image: PageImage };
+
+/** How a conversion ended; `memory` when MuPDF's allocator hit the process's memory limit. */
+export type ConvertOutcome = { ok: true } | { ok: false; reason: 'page' | 'too-large' | 'pdf' | 'memory'; message: string };

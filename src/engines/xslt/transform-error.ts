@@ -1,5 +1,5 @@
-/** Which stage failed: compiling the stylesheet, running it, the time limit, or delivering the result. */
-export type TransformErrorCode = 'compile' | 'runtime' | 'timeout' | 'output';
+/** Which stage failed: compiling the stylesheet, running it, the time limit, the memory ceiling, or delivering the result. */
+export type TransformErrorCode = 'compile' | 'runtime' | 'timeout' | 'memory' | 'output';
 
 /**
  * A transform that did not produce a result. The message is meant for the tenant: it names the

@@ -1,5 +1,6 @@
 import { NodeCompiler, type NodeError } from '@myriaddreamin/typst-ts-node-compiler';
-import { JOB_ROOT, type RenderJob, type RenderReply, type RenderResult } from './render-protocol.js';
+import { serveJobs } from '../pool/index.js';
+import { JOB_ROOT, type RenderJob, type RenderResult } from './protocol.js';
 
 // A render process: one Typst compiler per font set, reused across jobs. Each job sees only
 // its own files (the shadow map is reset), under a root that does not exist on disk.
@@ -56,7 +57,7 @@ function render(job: RenderJob): RenderResult {
   const doc = result.result;
   if (error || !doc) {
     const diagnostics = describe(compiler, error);
-    return { id: job.id, ok: false, message: diagnostics[0] ?? 'template failed', diagnostics };
+    return { ok: false, message: diagnostics[0] ?? 'template failed', diagnostics };
   }
   const warnings = describe(compiler, result.takeWarnings());
   const pdf = compiler.pdf(doc, { pdfTags: job.pdfTags, ...(job.pdfStandard ? { pdfStandard: job.pdfStandard } : {}) });
@@ -64,19 +65,13 @@ function render(job: RenderJob): RenderResult {
     compiler.evictCache(5);
     jobsSinceEvict = 0;
   }
-  return { id: job.id, ok: true, pdf, pages: doc.numOfPages, warnings, msecs: performance.now() - started };
+  return { ok: true, pdf, pages: doc.numOfPages, warnings, msecs: performance.now() - started };
 }
 
-process.on('message', (job: RenderJob) => {
-  let reply: RenderResult;
+serveJobs<RenderJob, RenderResult>((job) => {
   try {
-    reply = render(job);
+    return render(job);
   } catch (err) {
-    reply = { id: job.id, ok: false, message: (err as Error).message ?? String(err), diagnostics: [] };
+    return { ok: false, message: (err as Error).message ?? String(err), diagnostics: [] };
   }
-  const message: RenderReply = { ...reply, rssBytes: process.memoryUsage.rss() };
-  process.send!(message);
 });
-
-// The parent owns this process: when it dies (even by SIGKILL), stop rather than linger.
-process.on('disconnect', () => process.exit(0));

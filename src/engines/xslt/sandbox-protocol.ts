@@ -1,4 +1,4 @@
-// Messages between the Transformer and its sandbox processes (structured clone over IPC).
+// Jobs and results between the Transformer and its sandbox processes, inside the pool's envelope.
 
 /** Everything a sandbox process is started with; passed as a JSON literal in its source. */
 export interface SandboxArgs {
@@ -14,7 +14,6 @@ export interface SandboxArgs {
 
 /** One transform. Either `sef` (compiled before) or `stylesheet` (to compile) is set. */
 export interface SandboxJob {
-  id: number;
   /** sha256 of the stylesheet bytes. */
   sefKey: string;
   sef: string | null;
@@ -35,7 +34,6 @@ export interface SandboxFailure {
 }
 
 interface ReplyBase {
-  id: number;
   /** The SEF compiled for this job (JSON text), when the job brought the stylesheet. */
   sef: string | null;
   /** `xsl:message` output, shortened. */
@@ -43,10 +41,3 @@ interface ReplyBase {
 }
 
 export type SandboxReply = (ReplyBase & { ok: true; output: Uint8Array }) | (ReplyBase & { ok: false; failure: SandboxFailure });
-
-/** Sent once, when the process has loaded SaxonJS and locked itself down. */
-export interface SandboxReady {
-  ready: true;
-}
-
-export type SandboxMessage = SandboxReady | SandboxReply;

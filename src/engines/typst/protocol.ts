@@ -1,6 +1,5 @@
-/** Messages between the render pool and its child processes. */
+/** A Typst job as sent to a render process. */
 export interface RenderJob {
-  id: number;
   /** Absolute paths in the job's virtual root, with contents. */
   files: [string, Buffer][];
   /** Path of the main document among `files`. */
@@ -11,16 +10,14 @@ export interface RenderJob {
   pdfStandard?: string;
   /** Write a tagged (accessible) PDF; about 8× larger, so only when asked or required. */
   pdfTags: boolean;
-  /** Extra fonts (repository `fonts/`), keyed so a child can reuse a compiler per font set. */
+  /** Extra fonts (repository `fonts/`), keyed so a process can reuse a compiler per font set. */
   fonts?: { key: string; blobs: Buffer[] };
 }
 
+/** What a render process answers: the PDF, or the template's diagnostics. */
 export type RenderResult =
-  | { id: number; ok: true; pdf: Buffer; pages: number; warnings: string[]; msecs: number }
-  | { id: number; ok: false; message: string; diagnostics: string[] };
-
-/** Every reply carries the child's resident memory so the pool can recycle a grown process. */
-export type RenderReply = RenderResult & { rssBytes: number };
+  | { ok: true; pdf: Uint8Array; pages: number; warnings: string[]; msecs: number }
+  | { ok: false; message: string; diagnostics: string[] };
 
 /** The virtual root every job's files live under; it does not exist on disk. */
 export const JOB_ROOT = '/pressroom-job';

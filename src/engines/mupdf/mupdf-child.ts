@@ -1,18 +1,14 @@
-// A convert worker thread: MuPDF (WASM) draws PDF pages to PNG or JPEG. The work is CPU-bound
-// and synchronous, so it runs here rather than on the event loop; the pool terminates a worker
-// that runs past its time limit or whose WASM memory has grown too far.
-import { parentPort } from 'node:worker_threads';
+// A MuPDF process: draws PDF pages to PNG or JPEG with MuPDF (WASM). The work is CPU-bound and
+// synchronous, so it runs out of the service's event loop; the pool stops a process that runs
+// past its time limit or memory ceiling, and replaces one whose WASM memory has grown too far
+// (WASM memory never shrinks).
 import type * as MuPDF from 'mupdf';
-import { selectPages } from './options.js';
-import { MAX_PAGE_PIXELS, MAX_TOTAL_PIXELS, type ConvertJob, type ConvertReply, type PageImage } from './protocol.js';
+import { serveJobs } from '../pool/index.js';
+import { selectPages } from './pages.js';
+import { MAX_PAGE_PIXELS, MAX_TOTAL_PIXELS, type ConvertJob, type ConvertOutcome, type ConvertProgress, type PageImage } from './protocol.js';
 
-// Handing MuPDF a module object lets us read the size of its WASM heap after each job.
-const wasmModule: { HEAPU8?: Uint8Array } = {};
-(globalThis as { $libmupdf_wasm_Module?: unknown }).$libmupdf_wasm_Module = wasmModule;
 const mupdf: typeof MuPDF = await import('mupdf');
 mupdf.setLog(null);
-
-const port = parentPort!;
 
 /** The pixel size of a page at `dpi`, lowered to stay within MAX_PAGE_PIXELS. */
 function rasterSize(widthPt: number, heightPt: number, dpi: number): { width: number; height: number; resolution: number } {
@@ -52,46 +48,46 @@ function draw(doc: MuPDF.Document, page: number, job: ConvertJob): PageImage {
   }
 }
 
-function run(job: ConvertJob): void {
+/** MuPDF's allocator failing (the process's data limit) reads like this; it is the memory ceiling, not the PDF. */
+const outOfMemory = /malloc \(\d+ bytes\) failed|out of memory/i;
+
+function failed(err: unknown, prefix: string): ConvertOutcome {
+  const message = (err as Error).message ?? String(err);
+  return { ok: false, reason: outOfMemory.test(message) ? 'memory' : 'pdf', message: `${prefix}: ${message}` };
+}
+
+function run(job: ConvertJob, progress: (p: ConvertProgress) => void): ConvertOutcome {
   let doc: MuPDF.Document;
   try {
     doc = mupdf.Document.openDocument(job.pdf, 'application/pdf');
   } catch (err) {
-    return reply({ id: job.id, type: 'failed', reason: 'pdf', message: `the PDF cannot be opened: ${(err as Error).message}` });
+    return failed(err, 'the PDF cannot be opened');
   }
   try {
     const pageCount = doc.countPages();
     const pages = selectPages(job.pages, pageCount);
     if (job.pages.kind === 'page' && pages.length === 0) {
-      return reply({ id: job.id, type: 'failed', reason: 'page', message: `page ${job.pages.page} does not exist; the document has ${pageCount} page(s)` });
+      return { ok: false, reason: 'page', message: `page ${job.pages.page} does not exist; the document has ${pageCount} page(s)` };
     }
     let total = 0;
     for (const page of pages) {
       const [x0, y0, x1, y1] = pageBox(doc, page);
-      if (!(x1 - x0 > 0 && y1 - y0 > 0)) return reply({ id: job.id, type: 'failed', reason: 'pdf', message: `page ${page} has an empty page box` });
+      if (!(x1 - x0 > 0 && y1 - y0 > 0)) return { ok: false, reason: 'pdf', message: `page ${page} has an empty page box` };
       const size = rasterSize(x1 - x0, y1 - y0, job.resolution);
       total += size.width * size.height;
     }
     if (total > MAX_TOTAL_PIXELS) {
       const mp = (n: number) => `${Math.round(n / 1e6)} megapixels`;
-      return reply({ id: job.id, type: 'failed', reason: 'too-large', message: `${pages.length} page(s) at ${job.resolution} dpi are ${mp(total)}, above the limit of ${mp(MAX_TOTAL_PIXELS)} per conversion; lower the resolution or convert fewer pages` });
+      return { ok: false, reason: 'too-large', message: `${pages.length} page(s) at ${job.resolution} dpi are ${mp(total)}, above the limit of ${mp(MAX_TOTAL_PIXELS)} per conversion; lower the resolution or convert fewer pages` };
     }
-    reply({ id: job.id, type: 'plan', pageCount, pages });
-    for (const page of pages) {
-      const image = draw(doc, page, job);
-      port.postMessage({ id: job.id, type: 'page', image } satisfies ConvertReply, [image.data.buffer as ArrayBuffer]);
-    }
-    reply({ id: job.id, type: 'done', heapBytes: wasmModule.HEAPU8?.length ?? 0 });
+    progress({ type: 'plan', pageCount, pages });
+    for (const page of pages) progress({ type: 'page', image: draw(doc, page, job) });
+    return { ok: true };
   } catch (err) {
-    reply({ id: job.id, type: 'failed', reason: 'pdf', message: `conversion failed: ${(err as Error).message}` });
+    return failed(err, 'conversion failed');
   } finally {
     doc.destroy();
   }
 }
 
-function reply(message: ConvertReply): void {
-  port.postMessage(message);
-}
-
-port.on('message', (job: ConvertJob) => run(job));
-port.postMessage('ready');
+serveJobs<ConvertJob, ConvertOutcome, ConvertProgress>(run);

@@ -1,0 +1,91 @@
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { mib, PoolError, ProcessPool } from '../pool/index.js';
+import type { ConvertJob, ConvertOutcome, ConvertProgress, PageImage } from './protocol.js';
+
+/** Why a conversion failed: a missing page, a raster over the limits, an unreadable PDF, the time limit, the memory ceiling or the process. */
+export class ConvertError extends Error {
+  constructor(
+    readonly kind: 'page' | 'too-large' | 'pdf' | 'timeout' | 'memory' | 'crash',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What a finished conversion reports besides its images. */
+export interface ConvertResult {
+  pageCount: number;
+  pages: number[];
+}
+
+export interface MupdfEngineOptions {
+  /** Processes at most, started on first use. */
+  size: number;
+  /** Time limit of a conversion; it restarts with every finished page. */
+  timeoutMs: number;
+  /** Per-job memory ceiling of a process. */
+  maxMemoryBytes?: number;
+  /** A process resident past this after a job is replaced (WASM memory never shrinks). @defaultValue 512 MiB */
+  maxRssBytes?: number;
+  logger: Logger;
+}
+
+const here = fileURLToPath(import.meta.url);
+const childScript = here.replace(/mupdf-engine\.(ts|js)$/, 'mupdf-child.$1');
+const fromSource = here.endsWith('.ts');
+
+/** MuPDF over the process pool: PDF pages to PNG or JPEG. */
+export class MupdfEngine {
+  private readonly pool: ProcessPool<ConvertJob, ConvertOutcome, ConvertProgress>;
+  private readonly ceilingMb: number | undefined;
+
+  constructor(opts: MupdfEngineOptions) {
+    this.ceilingMb = opts.maxMemoryBytes ? mib(opts.maxMemoryBytes) : undefined;
+    this.pool = new ProcessPool({
+      name: 'mupdf',
+      size: opts.size,
+      timeoutMs: opts.timeoutMs,
+      recycleRssBytes: opts.maxRssBytes ?? 512 * 1024 * 1024,
+      ...(opts.maxMemoryBytes ? { memoryCeilingBytes: opts.maxMemoryBytes } : {}),
+      logger: opts.logger,
+      command: () => ({ args: [...(fromSource ? ['--import', 'tsx'] : []), childScript] }),
+    });
+  }
+
+  /** Converts a PDF; `onPage` receives each image in page order before the promise settles. */
+  async convert(job: ConvertJob, onPage: (image: PageImage) => void, timeoutMs?: number): Promise<ConvertResult> {
+    let plan: ConvertResult = { pageCount: 0, pages: [] };
+    const onProgress = (p: ConvertProgress) => {
+      if (p.type === 'plan') plan = { pageCount: p.pageCount, pages: p.pages };
+      else onPage({ ...p.image, data: Buffer.from(p.image.data.buffer, p.image.data.byteOffset, p.image.data.byteLength) });
+    };
+    const outcome = await this.pool.run(job, { onProgress, ...(timeoutMs === undefined ? {} : { timeoutMs }) }).catch((err: unknown) => {
+      throw err instanceof PoolError ? this.convertErrorOf(err) : err;
+    });
+    if (outcome.ok) return plan;
+    if (outcome.reason === 'memory' && this.ceilingMb !== undefined) throw this.memoryError();
+    throw new ConvertError(outcome.reason === 'memory' ? 'pdf' : outcome.reason, outcome.message);
+  }
+
+  /** Busy, idle and queued conversion slots, for metrics. */
+  stats() {
+    return this.pool.stats();
+  }
+
+  /** Stops every process; queued conversions fail. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private convertErrorOf(err: PoolError): ConvertError {
+    if (err.kind === 'timeout') return new ConvertError('timeout', `conversion stopped after ${err.detail.timeoutMs} ms without progress (time limit)`);
+    if (err.kind === 'memory') return this.memoryError();
+    if (err.kind === 'closed') return new ConvertError('crash', 'convert pool closed');
+    return new ConvertError('crash', err.detail.how ? `convert process ended (${err.detail.how}) while converting` : err.message);
+  }
+
+  private memoryError(): ConvertError {
+    return new ConvertError('memory', `conversion stopped: the convert process passed the memory ceiling of ${this.ceilingMb} MiB`);
+  }
+}

@@ -1,0 +1,7 @@
+// The one process pool every out-of-process engine (Typst, MuPDF, XSLT) runs in.
+export { ProcessPool, type PoolStats, type ProcessPoolOptions, type RunOptions } from './process-pool.js';
+export { PoolError, type PoolErrorKind } from './pool-error.js';
+export { dataLimitBytes, mib, residentBytes } from './memory.js';
+export type { NodeCommand } from './spawn-node.js';
+export type { ChildMessage, JobMessage } from './protocol.js';
+export { serveJobs } from './child.js';

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+
+const MiB = 1024 * 1024;
+
+/** Resident set size of a process in bytes (Linux /proc); undefined where there is no /proc or the process is gone. */
+export function residentBytes(pid: number): number | undefined {
+  try {
+    // status, not statm: statm counts pages, and the page size is not 4 KiB on every machine.
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The operating-system data limit (RLIMIT_DATA) that backs a memory ceiling. Polling catches
+ * steady growth at the ceiling; this catches one huge allocation between two polls, which then
+ * fails at once instead of filling the machine. Resident memory is anonymous memory (bounded
+ * by this limit) plus mapped files (the node binary and engine libraries, under 64 MiB), so
+ * 1.5 × ceiling − 64 MiB keeps a process below 1.5 × its ceiling. Never below the ceiling.
+ */
+export function dataLimitBytes(ceilingBytes: number): number {
+  return Math.max(ceilingBytes, Math.floor(1.5 * ceilingBytes) - 64 * MiB);
+}
+
+/** True when a process's last words say it could not allocate memory (Rust, V8, C++, WASM). */
+export function saysOutOfMemory(stderr: string): boolean {
+  return /memory allocation of \d+ bytes failed|out of memory|allocation failed|bad_alloc|cannot allocate memory/i.test(stderr);
+}
+
+/** Bytes as whole MiB, for messages. */
+export function mib(bytes: number): number {
+  return Math.round(bytes / MiB);
+}

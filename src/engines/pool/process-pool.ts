@@ -1,0 +1,249 @@
+import type { Logger } from 'pino';
+import { PoolError } from './pool-error.js';
+import type { ChildMessage } from './protocol.js';
+import { dataLimitBytes, mib, residentBytes } from './memory.js';
+import { ProcessSlot } from './process-slot.js';
+import type { NodeCommand } from './spawn-node.js';
+
+/** How a pool runs its processes. */
+export interface ProcessPoolOptions {
+  /** The engine's name, in logs and messages (`typst`, `mupdf`, `xslt`). */
+  name: string;
+  /** Processes at most, i.e. jobs running at once; further jobs queue. */
+  size: number;
+  /** How a process is started (called for every start). */
+  command: () => NodeCommand;
+  /** Keep `size` processes started and replace them at once (warm); otherwise start them on demand. @defaultValue false */
+  warm?: boolean;
+  /** Time limit of a job from its hand-over (or its last progress message), unless the job sets its own. */
+  timeoutMs: number;
+  /** Longest a process may take to say it is ready. @defaultValue 30000 */
+  startupTimeoutMs?: number;
+  /** A process whose resident memory passes this while it runs a job is killed and the job fails (`memory`). */
+  memoryCeilingBytes?: number;
+  /** A process resident past this after a job is replaced (engines whose caches grow). */
+  recycleRssBytes?: number;
+  /** A process is replaced after this many jobs. */
+  recycleAfterJobs?: number;
+  /** How often a busy process's memory is read. @defaultValue 25 */
+  pollMs?: number;
+  logger: Logger;
+}
+
+/** One job's options. */
+export interface RunOptions<Progress> {
+  timeoutMs?: number;
+  /** Receives the job's progress messages in order, before the result. */
+  onProgress?: (progress: Progress) => void;
+}
+
+/** Counters for metrics and tests. */
+export interface PoolStats {
+  size: number;
+  starting: number;
+  idle: number;
+  busy: number;
+  queued: number;
+  /** Processes started since the pool was made. */
+  started: number;
+  /** Processes replaced, by reason. */
+  replaced: { timeout: number; memory: number; crash: number; recycled: number };
+}
+
+interface Task<Job, Result, Progress> {
+  job: Job | (() => Job);
+  timeoutMs: number;
+  onProgress: ((progress: Progress) => void) | undefined;
+  resolve: (result: Result) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * The one supervisor of engine processes (Typst, MuPDF, XSLT): starts and warms them, hands
+ * each a job at a time, queues jobs while all are busy, kills a process at its job's time limit
+ * or memory ceiling, replaces crashed processes, recycles grown ones, and closes cleanly.
+ * Engines run in processes, not threads, because native code (Typst) can only be stopped by
+ * killing its process, and a process is what an OS memory limit applies to.
+ */
+export class ProcessPool<Job, Result, Progress = never> {
+  private readonly slots: ProcessSlot<Task<Job, Result, Progress>>[] = [];
+  private readonly alive = new Set<ProcessSlot<Task<Job, Result, Progress>>>();
+  private readonly queue: Task<Job, Result, Progress>[] = [];
+  private readonly counters = { started: 0, replaced: { timeout: 0, memory: 0, crash: 0, recycled: 0 } };
+  private closed = false;
+
+  constructor(private readonly opts: ProcessPoolOptions) {
+    this.refill();
+  }
+
+  /** Runs a job (or builds it when a process is free, for jobs that depend on earlier results). */
+  run(job: Job | (() => Job), options: RunOptions<Progress> = {}): Promise<Result> {
+    if (this.closed) return Promise.reject(new PoolError('closed', `the ${this.opts.name} pool is closed`));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job, timeoutMs: options.timeoutMs ?? this.opts.timeoutMs, onProgress: options.onProgress, resolve, reject });
+      this.pump();
+    });
+  }
+
+  stats(): PoolStats {
+    const count = (state: string) => this.slots.filter((s) => s.state === state).length;
+    return { size: this.opts.size, starting: count('starting'), idle: count('idle'), busy: count('busy'), queued: this.queue.length, ...structuredClone(this.counters) };
+  }
+
+  /** Stops every process; queued and running jobs fail with `closed`. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const task of this.queue.splice(0)) task.reject(new PoolError('closed', `the ${this.opts.name} pool is closed`));
+    for (const slot of this.alive) slot.finish()?.reject(new PoolError('closed', `the ${this.opts.name} pool is closed`));
+    this.slots.length = 0;
+    await Promise.all([...this.alive].map((slot) => slot.kill()));
+  }
+
+  private start(): void {
+    const { memoryCeilingBytes } = this.opts;
+    const slot = new ProcessSlot<Task<Job, Result, Progress>>(this.opts.command(), memoryCeilingBytes === undefined ? undefined : dataLimitBytes(memoryCeilingBytes), this.opts.logger.child({ engine: this.opts.name }));
+    this.counters.started++;
+    this.slots.push(slot);
+    this.alive.add(slot);
+    const startup = setTimeout(() => {
+      this.opts.logger.warn({ engine: this.opts.name }, 'engine process did not start in time');
+      this.retire(slot);
+    }, this.opts.startupTimeoutMs ?? 30_000);
+    slot.child.on('message', (message: ChildMessage<Result, Progress>) => {
+      if ('ready' in message) {
+        clearTimeout(startup);
+        slot.ready();
+        this.pump();
+      } else this.receive(slot, message);
+    });
+    slot.child.once('exit', (code, signal) => {
+      clearTimeout(startup);
+      this.exited(slot, signal ?? `exit code ${code}`);
+    });
+  }
+
+  private pump(): void {
+    if (this.closed) return;
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) break;
+      if (slot.state === 'idle') this.dispatch(slot, this.queue.shift()!);
+    }
+    // Start processes for waiting work; each takes a job once it says it is ready.
+    let starting = this.slots.filter((s) => s.state === 'starting').length;
+    while (this.queue.length > starting && this.slots.length < this.opts.size) {
+      this.start();
+      starting++;
+    }
+  }
+
+  private dispatch(slot: ProcessSlot<Task<Job, Result, Progress>>, task: Task<Job, Result, Progress>): void {
+    let job: Job;
+    try {
+      job = typeof task.job === 'function' ? (task.job as () => Job)() : task.job;
+    } catch (err) {
+      task.reject(err as Error);
+      return this.pump();
+    }
+    const { name, memoryCeilingBytes, pollMs } = this.opts;
+    slot.begin(task, job, {
+      timeoutMs: task.timeoutMs,
+      onTimeout: () => {
+        this.opts.logger.warn({ engine: name, timeoutMs: task.timeoutMs }, 'job exceeded its time limit; stopping its process');
+        this.counters.replaced.timeout++;
+        this.fail(slot, new PoolError('timeout', `${name} job stopped after ${task.timeoutMs} ms (time limit)`, { timeoutMs: task.timeoutMs }));
+      },
+      ...(memoryCeilingBytes === undefined
+        ? {}
+        : {
+            ceilingBytes: memoryCeilingBytes,
+            pollMs: pollMs ?? 25,
+            onCeiling: (rss: number) => {
+              this.opts.logger.warn({ engine: name, rssMb: mib(rss), ceilingMb: mib(memoryCeilingBytes) }, 'job passed the memory ceiling; stopping its process');
+              this.counters.replaced.memory++;
+              this.fail(slot, this.memoryError());
+            },
+          }),
+      onSendError: (err) => {
+        this.counters.replaced.crash++;
+        this.fail(slot, new PoolError('crash', `could not hand the job to the ${name} process (${err.message})`));
+      },
+    });
+  }
+
+  private receive(slot: ProcessSlot<Task<Job, Result, Progress>>, message: Exclude<ChildMessage<Result, Progress>, { ready: true }>): void {
+    if (slot.jobId !== message.id) return;
+    if ('progress' in message) {
+      slot.progressed();
+      try {
+        slot.task?.onProgress?.(message.progress);
+      } catch (err) {
+        this.fail(slot, err as Error);
+      }
+      return;
+    }
+    const task = slot.finish();
+    if (!task) return;
+    this.afterJob(slot);
+    if ('error' in message) task.reject(new PoolError('crash', `${this.opts.name} process failed: ${message.error}`));
+    else task.resolve(message.result);
+    this.pump();
+  }
+
+  /** Recycles a process that grew past the threshold or served its number of jobs; else it waits for the next job. */
+  private afterJob(slot: ProcessSlot<Task<Job, Result, Progress>>): void {
+    const { recycleRssBytes, recycleAfterJobs } = this.opts;
+    const rss = recycleRssBytes === undefined ? undefined : slot.pid === undefined ? undefined : residentBytes(slot.pid);
+    const grown = rss !== undefined && rss > recycleRssBytes!;
+    if (grown || (recycleAfterJobs !== undefined && slot.jobs >= recycleAfterJobs)) {
+      this.opts.logger.debug({ engine: this.opts.name, rssMb: rss === undefined ? undefined : mib(rss), jobs: slot.jobs }, 'recycling an engine process');
+      this.counters.replaced.recycled++;
+      this.retire(slot);
+    }
+  }
+
+  /** Fails the slot's running job and replaces the process. */
+  private fail(slot: ProcessSlot<Task<Job, Result, Progress>>, err: Error): void {
+    slot.finish()?.reject(err);
+    this.retire(slot);
+    this.pump();
+  }
+
+  /** Takes a process out of service and kills it; its exit refills the pool. */
+  private retire(slot: ProcessSlot<Task<Job, Result, Progress>>): void {
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    void slot.kill();
+  }
+
+  private exited(slot: ProcessSlot<Task<Job, Result, Progress>>, how: string): void {
+    this.alive.delete(slot);
+    const wasInService = this.slots.includes(slot);
+    if (wasInService) this.slots.splice(this.slots.indexOf(slot), 1);
+    const task = slot.finish();
+    if (task) {
+      const memory = this.opts.memoryCeilingBytes !== undefined && slot.diedOfMemory(this.opts.memoryCeilingBytes);
+      this.counters.replaced[memory ? 'memory' : 'crash']++;
+      this.opts.logger.warn({ engine: this.opts.name, how, stderr: slot.stderr }, 'engine process ended during a job');
+      task.reject(memory ? this.memoryError() : new PoolError('crash', `${this.opts.name} process ended (${how}) during the job`, { how, stderr: slot.stderr }));
+    }
+    if (this.closed) return;
+    if (!slot.wasReady) {
+      // A process that cannot start would fail again: fail the waiting work instead of looping.
+      this.opts.logger.error({ engine: this.opts.name, how, stderr: slot.stderr }, 'engine process could not start');
+      for (const t of this.queue.splice(0)) t.reject(new PoolError('crash', `the ${this.opts.name} process could not start (${how})`, { how, stderr: slot.stderr, starting: true }));
+      return;
+    }
+    this.refill();
+    this.pump();
+  }
+
+  private refill(): void {
+    if (!this.opts.warm || this.closed) return;
+    while (this.slots.length < this.opts.size) this.start();
+  }
+
+  private memoryError(): PoolError {
+    const ceilingMb = mib(this.opts.memoryCeilingBytes ?? 0);
+    return new PoolError('memory', `${this.opts.name} process passed the memory ceiling of ${ceilingMb} MiB and was stopped`, { ceilingMb });
+  }
+}

@@ -1,0 +1,116 @@
+import type { ChildProcess } from 'node:child_process';
+import type { Logger } from 'pino';
+import { residentBytes, saysOutOfMemory } from './memory.js';
+import type { JobMessage } from './protocol.js';
+import { spawnNode, type NodeCommand } from './spawn-node.js';
+
+/** What a slot watches while its job runs, and whom it tells. */
+export interface JobWatch {
+  timeoutMs: number;
+  onTimeout: () => void;
+  ceilingBytes?: number;
+  pollMs?: number;
+  onCeiling?: (rssBytes: number) => void;
+  onSendError: (err: Error) => void;
+}
+
+let nextJobId = 1;
+
+/**
+ * One engine process and the job it runs: its state, its time limit, its memory watch, the
+ * end of its stderr. The pool decides what happens; the slot keeps the timers honest.
+ */
+export class ProcessSlot<Task> {
+  readonly child: ChildProcess;
+  state: 'starting' | 'idle' | 'busy' | 'retired' = 'starting';
+  /** Jobs finished by this process. */
+  jobs = 0;
+  /** The last 2 000 characters the process wrote to stderr. */
+  stderr = '';
+  wasReady = false;
+  task: Task | null = null;
+  jobId: number | null = null;
+  private watch: JobWatch | null = null;
+  private deadline: NodeJS.Timeout | null = null;
+  private poll: NodeJS.Timeout | null = null;
+  private lastRss = 0;
+  private readonly exit: Promise<void>;
+
+  constructor(command: NodeCommand, dataLimitBytes: number | undefined, logger: Logger) {
+    this.child = spawnNode(command, dataLimitBytes);
+    this.exit = new Promise((resolve) => this.child.once('exit', () => resolve()));
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString()).slice(-2000);
+      logger.debug({ stderr: chunk.toString().slice(0, 500) }, 'engine process said');
+    });
+    // A failed send or a dead pipe also surfaces as 'exit'; keep 'error' from being thrown.
+    this.child.on('error', (err) => logger.warn({ err }, 'engine process error'));
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  ready(): void {
+    this.wasReady = true;
+    if (this.state === 'starting') this.state = 'idle';
+  }
+
+  /** Hands the process a job and starts its time limit and memory watch. */
+  begin(task: Task, job: unknown, watch: JobWatch): void {
+    const id = nextJobId++;
+    this.state = 'busy';
+    this.task = task;
+    this.jobId = id;
+    this.watch = watch;
+    this.lastRss = 0;
+    this.deadline = setTimeout(watch.onTimeout, watch.timeoutMs);
+    if (watch.ceilingBytes !== undefined && watch.onCeiling && this.pid !== undefined) {
+      const pid = this.pid;
+      const { ceilingBytes, onCeiling } = watch;
+      this.poll = setInterval(() => {
+        const rss = residentBytes(pid);
+        if (rss === undefined) return;
+        this.lastRss = rss;
+        if (rss > ceilingBytes) onCeiling(rss);
+      }, watch.pollMs ?? 25);
+    }
+    const message: JobMessage<unknown> = { id, job };
+    this.child.send(message, (err) => {
+      if (err && this.jobId === id) watch.onSendError(err);
+    });
+  }
+
+  /** A progress message restarts the time limit (a long pageset is alive while pages arrive). */
+  progressed(): void {
+    if (!this.deadline || !this.watch) return;
+    clearTimeout(this.deadline);
+    this.deadline = setTimeout(this.watch.onTimeout, this.watch.timeoutMs);
+  }
+
+  /** Ends the current job (if any) and returns its task; the process becomes idle unless retired. */
+  finish(): Task | null {
+    const task = this.task;
+    if (this.deadline) clearTimeout(this.deadline);
+    if (this.poll) clearInterval(this.poll);
+    this.deadline = this.poll = null;
+    this.task = null;
+    this.jobId = null;
+    this.watch = null;
+    if (task) this.jobs++;
+    if (this.state === 'busy') this.state = 'idle';
+    return task;
+  }
+
+  /** Whether a process that ended during a job ran out of memory: it said so, or it was at its ceiling. */
+  diedOfMemory(ceilingBytes: number): boolean {
+    return saysOutOfMemory(this.stderr) || this.lastRss >= 0.9 * ceilingBytes;
+  }
+
+  /** Kills the process (SIGKILL: engines hold no state worth a graceful end) and waits for its exit. */
+  async kill(): Promise<void> {
+    this.state = 'retired';
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exit;
+  }
+}

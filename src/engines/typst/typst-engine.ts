@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { PoolError, ProcessPool } from '../pool/index.js';
+import type { RenderJob, RenderResult } from './protocol.js';
+
+/** Why a render failed: the template, the time limit, the memory ceiling or the process. */
+export class RenderError extends Error {
+  constructor(
+    readonly kind: 'template' | 'timeout' | 'memory' | 'crash',
+    message: string,
+    readonly diagnostics: string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export interface RenderOutput {
+  pdf: Buffer;
+  pages: number;
+  warnings: string[];
+  msecs: number;
+}
+
+export interface TypstEngineOptions {
+  /** Render processes, kept warm. */
+  size: number;
+  /** Default time limit of one render. */
+  timeoutMs: number;
+  /** Per-job memory ceiling of a render process. */
+  maxMemoryBytes?: number;
+  /** A process resident past this after a job is replaced: Typst's native caches keep growing. @defaultValue 512 MiB */
+  maxRssBytes?: number;
+  logger: Logger;
+}
+
+const here = fileURLToPath(import.meta.url);
+const childScript = here.replace(/typst-engine\.(ts|js)$/, 'typst-child.$1');
+const fromSource = here.endsWith('.ts');
+
+/**
+ * Typst over the process pool. Processes get an environment that points package downloads at
+ * a dead proxy and package folders at an empty directory, so `@preview`/`@local` imports fail
+ * instead of reaching the network or the host's files.
+ */
+export class TypstEngine {
+  private readonly sandboxHome = mkdtempSync(join(tmpdir(), 'pressroom-typst-'));
+  private readonly pool: ProcessPool<RenderJob, RenderResult>;
+
+  constructor(opts: TypstEngineOptions) {
+    const home = this.sandboxHome;
+    const proxy = 'http://127.0.0.1:9';
+    this.pool = new ProcessPool({
+      name: 'typst',
+      size: opts.size,
+      warm: true,
+      timeoutMs: opts.timeoutMs,
+      recycleRssBytes: opts.maxRssBytes ?? 512 * 1024 * 1024,
+      ...(opts.maxMemoryBytes ? { memoryCeilingBytes: opts.maxMemoryBytes } : {}),
+      logger: opts.logger,
+      command: () => ({
+        args: [...(fromSource ? ['--import', 'tsx'] : []), childScript],
+        env: { HOME: home, XDG_CACHE_HOME: home, XDG_DATA_HOME: home, TYPST_PACKAGE_PATH: home, TYPST_PACKAGE_CACHE_PATH: home, HTTP_PROXY: proxy, HTTPS_PROXY: proxy, ALL_PROXY: proxy, NO_PROXY: '' },
+      }),
+    });
+  }
+
+  /** Renders a job, queueing when every process is busy. */
+  async render(job: RenderJob, timeoutMs?: number): Promise<RenderOutput> {
+    const reply = await this.pool.run(job, timeoutMs === undefined ? {} : { timeoutMs }).catch((err: unknown) => {
+      throw err instanceof PoolError ? renderErrorOf(err) : err;
+    });
+    if (!reply.ok) throw new RenderError('template', reply.message, reply.diagnostics);
+    return { pdf: Buffer.from(reply.pdf.buffer, reply.pdf.byteOffset, reply.pdf.byteLength), pages: reply.pages, warnings: reply.warnings, msecs: reply.msecs };
+  }
+
+  /** Busy, idle and queued render slots, for metrics. */
+  stats() {
+    return this.pool.stats();
+  }
+
+  /** Stops every process; queued jobs fail. */
+  async close(): Promise<void> {
+    await this.pool.close();
+    rmSync(this.sandboxHome, { recursive: true, force: true });
+  }
+}
+
+function renderErrorOf(err: PoolError): RenderError {
+  switch (err.kind) {
+    case 'timeout':
+      return new RenderError('timeout', `render stopped after ${err.detail.timeoutMs} ms (time limit)`);
+    case 'memory':
+      return new RenderError('memory', `render stopped: the render process passed the memory ceiling of ${err.detail.ceilingMb} MiB`);
+    case 'closed':
+      return new RenderError('crash', 'render pool closed');
+    default:
+      return new RenderError('crash', err.detail.how ? `render process ended (${err.detail.how}) while rendering` : err.message);
+  }
+}
