@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import pino from 'pino';
+import { PoolError, ProcessPool, residentBytes, type ProcessPoolOptions } from '../src/engines/pool/index.js';
+
+const engine = fileURLToPath(new URL('./fixtures/pool/engine.mjs', import.meta.url));
+const MiB = 1024 * 1024;
+const linux = existsSync('/proc/self/status') ? false : 'needs /proc (Linux) to read process memory';
+
+type Job =
+  | { op: 'echo'; value: string }
+  | { op: 'sleep'; ms: number }
+  | { op: 'spin' | 'crash' | 'throw' }
+  | { op: 'hold' | 'alloc'; mb: number }
+  | { op: 'grow'; stepMb: number; everyMs: number }
+  | { op: 'ticks'; count: number; everyMs: number };
+type Result = { pid: number; value?: string; ticks?: number };
+
+const pools: ProcessPool<Job, Result, unknown>[] = [];
+after(() => Promise.all(pools.map((p) => p.close())));
+
+function pool(opts: Partial<ProcessPoolOptions> = {}, args: string[] = []): ProcessPool<Job, Result, unknown> {
+  const p = new ProcessPool<Job, Result, unknown>({ name: 'test', size: 1, timeoutMs: 30_000, logger: pino({ level: 'silent' }), command: () => ({ args: [engine, ...args] }), ...opts });
+  pools.push(p);
+  return p;
+}
+
+/** Waits for a condition by polling; the bound only guards against a hang. */
+async function until(what: string, cond: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const kindOf = (kind: string) => (err: unknown) => err instanceof PoolError && err.kind === kind;
+
+describe('process pool', () => {
+  it('queues jobs while every process is busy and runs them in order on the same process', async () => {
+    const p = pool();
+    const finished: number[] = [];
+    const runs = [0, 1, 2].map((i) => p.run({ op: 'sleep', ms: 150 }).then((r) => (finished.push(i), r)));
+    await until('one busy, two queued', () => p.stats().busy === 1 && p.stats().queued === 2);
+    const results = await Promise.all(runs);
+    assert.deepEqual(finished, [0, 1, 2]);
+    assert.equal(new Set(results.map((r) => r.pid)).size, 1);
+    assert.deepEqual({ ...p.stats(), replaced: undefined }, { size: 1, starting: 0, idle: 1, busy: 0, queued: 0, started: 1, replaced: undefined });
+  });
+
+  it('builds a job only when a process is free', async () => {
+    const p = pool();
+    let built = 0;
+    const first = p.run({ op: 'sleep', ms: 100 });
+    const second = p.run(() => ({ op: 'echo', value: `built after ${built++}` }));
+    assert.equal(built, 0);
+    await first;
+    assert.equal((await second).value, 'built after 0');
+  });
+
+  it('kills a job at its time limit and serves the next job from a new process', async () => {
+    const p = pool({ timeoutMs: 400 });
+    const before = await p.run({ op: 'echo', value: 'warm' });
+    await assert.rejects(p.run({ op: 'spin' }), (err) => kindOf('timeout')(err) && /stopped after 400 ms \(time limit\)/.test((err as Error).message));
+    const next = await p.run({ op: 'echo', value: 'after' });
+    assert.notEqual(next.pid, before.pid);
+    assert.equal(p.stats().replaced.timeout, 1);
+    // A job's own limit wins over the pool's.
+    await assert.rejects(p.run({ op: 'sleep', ms: 5_000 }, { timeoutMs: 200 }), kindOf('timeout'));
+  });
+
+  it('restarts the time limit with every progress message', async () => {
+    const p = pool({ timeoutMs: 300 });
+    const seen: unknown[] = [];
+    const result = await p.run({ op: 'ticks', count: 6, everyMs: 100 }, { onProgress: (n) => seen.push(n) });
+    assert.equal(result.ticks, 6);
+    assert.equal(seen.length, 6);
+  });
+
+  it('fails the job of a process that crashed and replaces the process (warm pools at once)', async () => {
+    const p = pool({ size: 2, warm: true });
+    await until('two warm processes', () => p.stats().idle === 2);
+    await assert.rejects(p.run({ op: 'crash' }), (err) => kindOf('crash')(err) && (err as PoolError).detail.how === 'exit code 3');
+    await until('the crashed process replaced', () => p.stats().idle === 2);
+    assert.equal(p.stats().started, 3);
+    assert.equal(p.stats().replaced.crash, 1);
+    assert.equal((await p.run({ op: 'echo', value: 'still here' })).value, 'still here');
+  });
+
+  it('fails a job whose handler threw, and keeps the process', async () => {
+    const p = pool();
+    const { pid } = await p.run({ op: 'echo', value: '' });
+    await assert.rejects(p.run({ op: 'throw' }), /the handler failed/);
+    assert.equal((await p.run({ op: 'echo', value: '' })).pid, pid);
+  });
+
+  it('kills a job that grows past the memory ceiling and serves the next job', { skip: linux }, async () => {
+    const ceiling = 200 * MiB;
+    const p = pool({ memoryCeilingBytes: ceiling });
+    let pid = 0;
+    let peak = 0;
+    const watch = setInterval(() => (peak = Math.max(peak, (pid && residentBytes(pid)) || 0)), 5);
+    try {
+      await assert.rejects(
+        p.run({ op: 'grow', stepMb: 4, everyMs: 10 }, { onProgress: (m) => (pid = (m as { pid: number }).pid) }),
+        (err) => kindOf('memory')(err) && /memory ceiling of 200 MiB/.test((err as Error).message),
+      );
+    } finally {
+      clearInterval(watch);
+    }
+    assert.ok(peak > 0 && peak < 1.5 * ceiling, `peak ${Math.round(peak / MiB)} MiB`);
+    assert.equal(p.stats().replaced.memory, 1);
+    assert.notEqual((await p.run({ op: 'echo', value: '' })).pid, pid);
+  });
+
+  it('stops one huge allocation at the operating-system limit, before it is resident', { skip: linux }, async () => {
+    const p = pool({ memoryCeilingBytes: 200 * MiB });
+    await assert.rejects(p.run({ op: 'alloc', mb: 3000 }), (err) => kindOf('memory')(err) && /200 MiB/.test((err as Error).message));
+    assert.equal((await p.run({ op: 'echo', value: 'next' })).value, 'next');
+  });
+
+  it('recycles a process that stays grown past the threshold after its job, or served its number of jobs', { skip: linux }, async () => {
+    const grown = pool({ recycleRssBytes: 150 * MiB });
+    const first = await grown.run({ op: 'hold', mb: 200 });
+    assert.notEqual((await grown.run({ op: 'echo', value: '' })).pid, first.pid);
+    assert.equal(grown.stats().replaced.recycled, 1);
+
+    const counted = pool({ recycleAfterJobs: 2 });
+    const pids = [];
+    for (let i = 0; i < 3; i++) pids.push((await counted.run({ op: 'echo', value: '' })).pid);
+    assert.equal(pids[0], pids[1]);
+    assert.notEqual(pids[1], pids[2]);
+  });
+
+  it('fails waiting jobs when a process cannot start, instead of restarting it in a loop', async () => {
+    const p = pool({}, ['never-ready']);
+    await assert.rejects(p.run({ op: 'echo', value: '' }), (err) => kindOf('crash')(err) && /could not start \(exit code 9\)/.test((err as Error).message));
+    assert.equal(p.stats().started, 1);
+  });
+
+  it('closes cleanly: running and queued jobs fail, later ones are refused', async () => {
+    const p = pool();
+    const running = p.run({ op: 'sleep', ms: 10_000 });
+    const queued = p.run({ op: 'echo', value: '' });
+    await until('the first job running', () => p.stats().busy === 1);
+    const failed = [assert.rejects(running, kindOf('closed')), assert.rejects(queued, kindOf('closed'))];
+    await p.close();
+    await Promise.all(failed);
+    await assert.rejects(p.run({ op: 'echo', value: '' }), kindOf('closed'));
+    assert.deepEqual([p.stats().busy, p.stats().idle, p.stats().queued], [0, 0, 0]);
+  });
+});
