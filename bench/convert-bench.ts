@@ -1,6 +1,6 @@
 // npm run bench -- convert: one A4 page (the benchmark page: text, a table and a 50 KB photo)
 // converted at 150 dpi. Measured three ways: MuPDF on this thread (the conversion itself), through
-// the convert pool (a worker thread, as the convert step runs it), and end to end as the extra
+// the MuPDF engine (a pooled child process, as the convert step runs it), and end to end as the extra
 // latency `convert=f=png` adds to a synchronous render over HTTP.
 import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
 import * as mupdf from 'mupdf';

@@ -1,9 +1,10 @@
 import { MediaAssets, mediaAssetsOptions } from '../assets/index.js';
 import type { Context } from '../context.js';
+import { MupdfEngine } from '../engines/mupdf/index.js';
+import type { PoolStats } from '../engines/pool/index.js';
+import { TypstEngine } from '../engines/typst/index.js';
 import { aggregateStep } from './aggregate/step.js';
 import { callbackStep } from './callback/index.js';
-import { MupdfEngine } from '../engines/mupdf/index.js';
-import { TypstEngine } from '../engines/typst/index.js';
 import { convertStep } from './convert/index.js';
 import { errorStep } from './error/index.js';
 import { renderPdfStep } from './render-pdf/step.js';
@@ -16,6 +17,8 @@ export type { Step, StepInput, StepOutcome } from './step.js';
 /** The steps a worker process runs, with the process pools they share. */
 export interface StepSet {
   readonly steps: ReadonlyMap<string, Step>;
+  /** Busy, idle and queued slots of each engine's process pool, for metrics. */
+  engineStats(): Record<'typst' | 'mupdf' | 'xslt', PoolStats>;
   close(): Promise<void>;
 }
 
@@ -39,6 +42,7 @@ export function createSteps(ctx: Context): StepSet {
   ]);
   return {
     steps,
+    engineStats: () => ({ typst: typst.stats(), mupdf: mupdf.stats(), xslt: ctx.transformer.poolStats() }),
     async close() {
       await Promise.all([typst.close(), mupdf.close(), assets.close()]);
     },

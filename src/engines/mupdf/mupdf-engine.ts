@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { mib, PoolError, ProcessPool } from '../pool/index.js';
+import { mib, PoolError, ProcessPool, type PoolStats } from '../pool/index.js';
 import type { ConvertJob, ConvertOutcome, ConvertProgress, PageImage } from './protocol.js';
 
 /** Why a conversion failed: a missing page, a raster over the limits, an unreadable PDF, the time limit, the memory ceiling or the process. */
@@ -69,7 +69,7 @@ export class MupdfEngine {
   }
 
   /** Busy, idle and queued conversion slots, for metrics. */
-  stats() {
+  stats(): PoolStats {
     return this.pool.stats();
   }
 

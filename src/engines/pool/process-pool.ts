@@ -1,54 +1,8 @@
-import type { Logger } from 'pino';
+import type { PoolStats, ProcessPoolOptions, RunOptions } from './pool-options.js';
 import { PoolError } from './pool-error.js';
 import type { ChildMessage } from './protocol.js';
 import { dataLimitBytes, mib, residentBytes } from './memory.js';
 import { ProcessSlot } from './process-slot.js';
-import type { NodeCommand } from './spawn-node.js';
-
-/** How a pool runs its processes. */
-export interface ProcessPoolOptions {
-  /** The engine's name, in logs and messages (`typst`, `mupdf`, `xslt`). */
-  name: string;
-  /** Processes at most, i.e. jobs running at once; further jobs queue. */
-  size: number;
-  /** How a process is started (called for every start). */
-  command: () => NodeCommand;
-  /** Keep `size` processes started and replace them at once (warm); otherwise start them on demand. @defaultValue false */
-  warm?: boolean;
-  /** Time limit of a job from its hand-over (or its last progress message), unless the job sets its own. */
-  timeoutMs: number;
-  /** Longest a process may take to say it is ready. @defaultValue 30000 */
-  startupTimeoutMs?: number;
-  /** A process whose resident memory passes this while it runs a job is killed and the job fails (`memory`). */
-  memoryCeilingBytes?: number;
-  /** A process resident past this after a job is replaced (engines whose caches grow). */
-  recycleRssBytes?: number;
-  /** A process is replaced after this many jobs. */
-  recycleAfterJobs?: number;
-  /** How often a busy process's memory is read. @defaultValue 25 */
-  pollMs?: number;
-  logger: Logger;
-}
-
-/** One job's options. */
-export interface RunOptions<Progress> {
-  timeoutMs?: number;
-  /** Receives the job's progress messages in order, before the result. */
-  onProgress?: (progress: Progress) => void;
-}
-
-/** Counters for metrics and tests. */
-export interface PoolStats {
-  size: number;
-  starting: number;
-  idle: number;
-  busy: number;
-  queued: number;
-  /** Processes started since the pool was made. */
-  started: number;
-  /** Processes replaced, by reason. */
-  replaced: { timeout: number; memory: number; crash: number; recycled: number };
-}
 
 interface Task<Job, Result, Progress> {
   job: Job | (() => Job);
@@ -217,8 +171,8 @@ export class ProcessPool<Job, Result, Progress = never> {
 
   private exited(slot: ProcessSlot<Task<Job, Result, Progress>>, how: string): void {
     this.alive.delete(slot);
-    const wasInService = this.slots.includes(slot);
-    if (wasInService) this.slots.splice(this.slots.indexOf(slot), 1);
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
     const task = slot.finish();
     if (task) {
       const memory = this.opts.memoryCeilingBytes !== undefined && slot.diedOfMemory(this.opts.memoryCeilingBytes);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { PoolError, ProcessPool } from '../pool/index.js';
+import { PoolError, ProcessPool, type PoolStats } from '../pool/index.js';
 import type { RenderJob, RenderResult } from './protocol.js';
 
 /** Why a render failed: the template, the time limit, the memory ceiling or the process. */
@@ -77,7 +77,7 @@ export class TypstEngine {
   }
 
   /** Busy, idle and queued render slots, for metrics. */
-  stats() {
+  stats(): PoolStats {
     return this.pool.stats();
   }
 

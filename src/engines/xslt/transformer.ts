@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import pino, { type Logger } from 'pino';
-import { PoolError, ProcessPool } from '../pool/index.js';
+import { PoolError, ProcessPool, type PoolStats } from '../pool/index.js';
 import { LruCache } from './lru-cache.js';
 import { sandboxCommand } from './sandbox-command.js';
 import type { SandboxFailure, SandboxJob, SandboxReply } from './sandbox-protocol.js';
@@ -119,6 +119,11 @@ export class Transformer {
   stats(): TransformerStats {
     const pool = this.pool.stats();
     return { ...this.counters, cachedStylesheets: this.compiled.size, processesStarted: pool.started, liveProcesses: pool.starting + pool.idle + pool.busy, queued: pool.queued };
+  }
+
+  /** Busy, idle and queued sandbox slots, for metrics. */
+  poolStats(): PoolStats {
+    return this.pool.stats();
   }
 
   /** Stops every sandbox process; queued and running transforms fail. */
