@@ -3,7 +3,7 @@
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { readBuiltinTemplate, readHelperLibrary } from '../src/steps/render-pdf/builtin-templates.js';
+import { readBuiltinTemplate, readHelperLibrary } from '../src/repository/builtin-templates.js';
 import { JOB_ROOT } from '../src/steps/render-pdf/render-protocol.js';
 import { convertBench } from './convert-bench.js';
 import { fanoutBench } from './fanout-bench.js';

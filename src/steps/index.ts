@@ -1,5 +1,6 @@
 import { MediaAssets, mediaAssetsOptions } from '../assets/index.js';
 import type { Context } from '../context.js';
+import type { Step } from '../tickets/step.js';
 import { aggregateStep } from './aggregate/step.js';
 import { callbackStep } from './callback/index.js';
 import { ConvertPool, convertStep } from './convert/index.js';
@@ -7,10 +8,9 @@ import { errorStep } from './error/index.js';
 import { RenderPool } from './render-pdf/render-pool.js';
 import { renderPdfStep } from './render-pdf/step.js';
 import { renderPptxStep } from './render-pptx/step.js';
-import type { Step } from './step.js';
 import { uploadStep } from './upload/index.js';
 
-export type { Step, StepInput, StepOutcome } from './step.js';
+export type { Step, StepInput, StepOutcome } from '../tickets/step.js';
 export { RenderPool, RenderError } from './render-pdf/render-pool.js';
 
 /** The steps a worker process runs, with the process pools they share. */

@@ -2,7 +2,7 @@ import type { Principal } from '../auth/index.js';
 import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
-import { builtinTemplateNames } from '../steps/render-pdf/builtin-templates.js';
+import { builtinTemplateNames } from '../repository/builtin-templates.js';
 import { TransformError } from '../steps/transform/index.js';
 import { tickets, type TicketRow } from '../store/index.js';
 import { assertProjectExists } from '../tenants/index.js';

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { resolveStepConfig } from '../config/resolve.js';
 import type { Context } from '../context.js';
-import type { Step, StepOutcome } from '../steps/step.js';
+import { ticketErrorCodes } from '../errors.js';
 import { stepUsage } from '../stats/index.js';
 import { tickets, type TicketPatch, type TicketRow } from '../store/index.js';
 import type { Notifier } from './notifier.js';
 import type { TicketParams } from './params.js';
 import { errorStep, stepAfter } from './pipeline.js';
 import { redeliveryDelay } from './redelivery.js';
+import type { Step, StepOutcome } from './step.js';
 
 /**
  * Claims due tickets and runs one step each. Each step's outcome and the next step are
@@ -98,10 +99,10 @@ export class Worker {
     try {
       outcome = step
         ? await step.run({ ctx, ticket, params })
-        : { kind: 'failed', errorCode: '500', errorMessage: `no worker implements step ${stepName}`, artifacts: [] };
+        : { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `no worker implements step ${stepName}`, artifacts: [] };
     } catch (err) {
       ctx.logger.error({ err, ticket: ticket.id, step: stepName }, 'step threw');
-      outcome = { kind: 'failed', errorCode: '500', errorMessage: `internal error in step ${stepName}`, artifacts: [] };
+      outcome = { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `internal error in step ${stepName}`, artifacts: [] };
     } finally {
       clearInterval(renew);
     }

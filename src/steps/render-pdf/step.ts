@@ -1,12 +1,13 @@
 import { downloadCounters, type MediaAssets } from '../../assets/index.js';
 import { lookupRepositoryFile, resolveStepConfig } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
+import { ticketErrorCodes } from '../../errors.js';
 import { recordUsage } from '../../stats/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
-import type { Step, StepInput, StepOutcome } from '../step.js';
-import { ArtifactWriter, renderErrorCodes, StepFailure, transformedInput } from '../step-support.js';
+import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../tickets/step.js';
+import { ArtifactWriter, transformedInput } from '../step-support.js';
 import type { Transformer } from '../transform/index.js';
-import { readBuiltinTemplate, readHelperLibrary } from './builtin-templates.js';
+import { readBuiltinTemplate, readHelperLibrary } from '../../repository/builtin-templates.js';
 import { JobLog } from './job-log.js';
 import { BlobCache, fontSet, repositoryView } from './job-view.js';
 import { JOB_ROOT } from './render-protocol.js';
@@ -85,7 +86,7 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
           .catch((err: unknown) => {
             if (err instanceof RenderError) {
               for (const d of err.diagnostics.slice(1)) log.warn(d);
-              const code = err.kind === 'timeout' ? renderErrorCodes.timeout : err.kind === 'crash' ? renderErrorCodes.internal : renderErrorCodes.template;
+              const code = err.kind === 'timeout' ? ticketErrorCodes.timeout : err.kind === 'crash' ? ticketErrorCodes.internal : ticketErrorCodes.unprocessable;
               throw new StepFailure(code, err.kind === 'template' ? `template ${params.documentTemplate}: ${err.message}` : err.message);
             }
             throw err;
@@ -101,7 +102,7 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
         }
         return { kind: 'succeeded', artifacts: stored.rows, outputName, msecs: Math.round(msecs), pages: out.pages, messages: warnings };
       } catch (err) {
-        const failure = err instanceof StepFailure ? err : new StepFailure(renderErrorCodes.internal, 'internal error while rendering');
+        const failure = err instanceof StepFailure ? err : new StepFailure(ticketErrorCodes.internal, 'internal error while rendering');
         if (!(err instanceof StepFailure)) ctx.logger.error({ err, ticket: ticket.id }, 'render step failed unexpectedly');
         log.fatal(failure.message);
         if (keep.log.onError) {
@@ -119,5 +120,5 @@ async function loadTemplate(ctx: Context, cache: BlobCache, tenant: string, proj
   if (row) return { data: await cache.get(ctx, row), source: row.path };
   const builtin = await readBuiltinTemplate(name);
   if (builtin) return { data: builtin, source: 'built-in' };
-  throw new StepFailure(renderErrorCodes.notFound, `template ${name} not found in master-documents/`);
+  throw new StepFailure(ticketErrorCodes.notFound, `template ${name} not found in master-documents/`);
 }
