@@ -10,6 +10,7 @@ import { fanoutBench } from './fanout-bench.js';
 import { pptxBench } from './pptx-bench.js';
 import { benchData, benchZip, rawTypst } from './pdf-bench.js';
 import { rssMiB, startBenchServer } from './server-process.js';
+import { xsltBench } from './xslt-bench.js';
 
 const cores = availableParallelism();
 const results: Record<string, unknown> = { cores, node: process.version, date: new Date().toISOString() };
@@ -105,6 +106,9 @@ const sections: Record<string, () => Promise<void>> = {
   },
   convert: async () => {
     results.convertA4 = await convertBench();
+  },
+  xslt: async () => {
+    results.xslt = await xsltBench();
   },
 };
 const wanted = process.argv.slice(2);

@@ -10,7 +10,6 @@ import { renderPdfStep } from './render-pdf/step.js';
 import { renderPptxStep } from './render-pptx/step.js';
 import { uploadStep } from './upload/index.js';
 
-export type { Step, StepInput, StepOutcome } from '../tickets/step.js';
 export { RenderPool, RenderError } from './render-pdf/render-pool.js';
 
 /** The steps a worker process runs, with the process pools they share. */
