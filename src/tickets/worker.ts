@@ -10,6 +10,10 @@ import { errorStep, stepAfter } from './pipeline.js';
 import { redeliveryDelay } from './redelivery.js';
 import type { Step, StepOutcome } from './step.js';
 
+/** Steps whose config.ion holds `redeliverOnError`; the others (convert, aggregate) are never redelivered. */
+const redeliverySteps = ['renderpdf', 'renderpptx', 'upload', 'callback', 'error'] as const;
+const hasRedeliveryRules = (step: string): step is (typeof redeliverySteps)[number] => (redeliverySteps as readonly string[]).includes(step);
+
 /**
  * Claims due tickets and runs one step each. Each step's outcome and the next step are
  * committed together, under the attempt that claimed the ticket, so a worker that lost its
@@ -158,8 +162,8 @@ export class Worker {
         ...(outcome.shipped ? { shipped: 1 } : {}),
       };
     }
-    const config = await resolveStepConfig(this.ctx, step as never, ticket.tenant, ticket.project).catch(() => ({}) as Record<string, unknown>);
-    const delay = redeliveryDelay((config as Record<string, unknown>).redeliverOnError, outcome.errorCode, ticket.redeliveries, now - ticket.created);
+    const rules = hasRedeliveryRules(step) ? await resolveStepConfig(this.ctx, step, ticket.tenant, ticket.project).then((c) => c.redeliverOnError, () => undefined) : undefined;
+    const delay = redeliveryDelay(rules, outcome.errorCode, ticket.redeliveries, now - ticket.created);
     const failed = { ...base, status: `${step}.failed`, ...(reporting ? {} : { error_code: outcome.errorCode, error_message: outcome.errorMessage }) };
     if (delay !== null) {
       // A receiver's Retry-After can lengthen the configured interval, never shorten it.

@@ -67,10 +67,10 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
           assets: assets.assetsInput,
         };
         for (const [k, v] of Object.entries(params.custom)) inputs[`custom.${k}`] = v;
-        const timeoutMs = (config.maxExecutionMillis as number | undefined) ?? ctx.settings.renderTimeoutMs;
-        const pdfStandard = config.pdfStandard as string | undefined;
+        const timeoutMs = config.maxExecutionMillis ?? ctx.settings.renderTimeoutMs;
+        const pdfStandard = config.pdfStandard;
         // PDF/UA and the "a" conformance levels of PDF/A require tags; otherwise they are opt-in.
-        const pdfTags = (config.pdfTags as boolean | undefined) ?? (pdfStandard !== undefined && /^(ua-1|a-[123]a)$/.test(pdfStandard));
+        const pdfTags = config.pdfTags ?? (pdfStandard !== undefined && /^(ua-1|a-[123]a)$/.test(pdfStandard));
         const out = await deps.pool
           .render(
             {

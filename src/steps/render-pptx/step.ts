@@ -39,7 +39,7 @@ export function renderPptxStep(deps: { transformer: Transformer }): Step {
     async run({ ctx, ticket, params }: StepInput): Promise<StepOutcome> {
       const config = await resolveStepConfig(ctx, 'renderpptx', ticket.tenant, ticket.project);
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults.renderpptx);
-      const pptxLog = (config.pptxLog as 'on' | 'off' | 'enableLogOnError' | undefined) ?? 'enableLogOnError';
+      const pptxLog = config.pptxLog ?? 'enableLogOnError';
       const log = new JobLog(ctx.now);
       const stored = new ArtifactWriter(ctx, ticket);
       let content: Buffer | null = null;
@@ -59,7 +59,7 @@ export function renderPptxStep(deps: { transformer: Transformer }): Step {
         for (const r of job.resources) resources.set(r.name, r.data);
         const options: PptxOptions = {};
         for (const k of optionNames) if (config[k] !== undefined) (options as Record<string, unknown>)[k] = config[k];
-        const limit = (config.maxExecutionMillis as number | undefined) ?? DEFAULT_MAX_EXECUTION_MS;
+        const limit = config.maxExecutionMillis ?? DEFAULT_MAX_EXECUTION_MS;
         const signal = AbortSignal.timeout(limit);
         const out = await renderPptx({ master: master.data, data, resources, options, signal, log: (level, message) => log[level](message) }).catch((err: unknown) => {
           if (signal.aborted) {
