@@ -6,7 +6,7 @@ import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
 import * as mupdf from 'mupdf';
 import pino from 'pino';
 import { MupdfEngine } from '../src/engines/mupdf/index.js';
-import { readBuiltinTemplate, readHelperLibrary } from '../src/steps/render-pdf/builtin-templates.js';
+import { readBuiltinTemplate, readHelperLibrary } from '../src/repository/builtin-templates.js';
 import { JOB_ROOT } from '../src/engines/typst/index.js';
 import { benchData, benchZip } from './pdf-bench.js';
 import { startBenchServer } from './server-process.js';

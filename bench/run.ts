@@ -3,13 +3,14 @@
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { readBuiltinTemplate, readHelperLibrary } from '../src/steps/render-pdf/builtin-templates.js';
+import { readBuiltinTemplate, readHelperLibrary } from '../src/repository/builtin-templates.js';
 import { JOB_ROOT } from '../src/engines/typst/index.js';
 import { convertBench } from './convert-bench.js';
 import { fanoutBench } from './fanout-bench.js';
 import { pptxBench } from './pptx-bench.js';
 import { benchData, benchZip, rawTypst } from './pdf-bench.js';
 import { rssMiB, startBenchServer } from './server-process.js';
+import { xsltBench } from './xslt-bench.js';
 
 const cores = availableParallelism();
 const results: Record<string, unknown> = { cores, node: process.version, date: new Date().toISOString() };
@@ -105,6 +106,9 @@ const sections: Record<string, () => Promise<void>> = {
   },
   convert: async () => {
     results.convertA4 = await convertBench();
+  },
+  xslt: async () => {
+    results.xslt = await xsltBench();
   },
 };
 const wanted = process.argv.slice(2);

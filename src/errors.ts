@@ -61,3 +61,33 @@ export const notFound = (what: string): AppError => new AppError('not_found', `$
 export const badRequest = (message: string, field?: string): AppError =>
   new AppError('bad_request', message, { details: [{ ...(field ? { field } : {}), message }] });
 export const forbidden = (message = 'token not entitled to this resource'): AppError => new AppError('forbidden', message);
+
+/**
+ * The `errorCode` values a failed ticket step records (HTTP-like, matched by redelivery
+ * `codePattern`s), one table for every step. Webhook steps also record the target's own HTTP
+ * status when it answered non-2xx. docs/errors.md documents each; a test keeps them in step.
+ */
+export const ticketErrorCodes = {
+  /** Render: the stored input is missing or unusable; convert: the page or option set is not valid. */
+  input: '400',
+  /** Webhooks: the target's address is not allowed. */
+  refused: '403',
+  /** A template, master, stylesheet, the PDF to convert or an aggregate part's output is not stored. */
+  notFound: '404',
+  /** Convert: the pageset's raster is too large. */
+  tooLarge: '413',
+  /** A template, master or stylesheet failed, the PDF is unreadable, or a webhook configuration is unusable. */
+  unprocessable: '422',
+  /** Aggregate: a fanout part failed. */
+  partFailed: '424',
+  /** Internal error (a crashed process, a step that threw); details in the service log. */
+  internal: '500',
+  /** Webhooks: network failure, or an answer without what was needed. */
+  network: '502',
+  /** A render, transform, conversion, delivery or aggregate ran past its time limit. */
+  timeout: '504',
+  /** A render, transform or conversion process passed the memory ceiling (PRESSROOM_RENDER_MAX_MEMORY_MB). */
+  memory: '507',
+} as const;
+
+export type TicketErrorCode = (typeof ticketErrorCodes)[keyof typeof ticketErrorCodes];

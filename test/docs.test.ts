@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { definitions, loadSettings, type Settings } from '../src/config/settings.js';
-import { errorCatalogue } from '../src/errors.js';
+import { errorCatalogue, ticketErrorCodes } from '../src/errors.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -43,6 +43,15 @@ describe('documentation matches the code', () => {
     const unknown = [...documented.keys()].filter((c) => !(c in errorCatalogue));
     assert.deepEqual(unknown, [], 'docs/errors.md documents codes the catalogue does not have');
     for (const [code, status] of documented) assert.ok(rows.find((r) => unticked(r[0]!) === code)![2]!.length > 10, `meaning of ${code} (${status})`);
+  });
+
+  it('docs/errors.md lists every ticket errorCode value with its name, and no other', () => {
+    const rows = tableAfter(read('docs/errors.md'), '## Ticket errorCode values');
+    const documented = rows.map(([code, name]) => `${unticked(code!) ?? code} ${unticked(name!) ?? name}`);
+    const actual = Object.entries(ticketErrorCodes).map(([name, code]) => `${code} ${name}`);
+    assert.deepEqual(documented.slice().sort(), actual.slice().sort());
+    assert.equal(new Set(Object.values(ticketErrorCodes)).size, actual.length, 'one name per errorCode');
+    for (const row of rows) assert.ok(row[3]!.length > 10, `meaning of ${row[0]}`);
   });
 
   it('docs/configuration.md lists exactly the settings of settings.ts, with their defaults', () => {

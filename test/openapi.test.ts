@@ -1,15 +1,30 @@
 import assert from 'node:assert/strict';
 import { subscribe } from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { after, before, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { describeEachStore } from './helpers/stores.js';
 
+interface Media {
+  schema?: { type?: string; format?: string; $ref?: string };
+  example?: unknown;
+}
+interface Operation {
+  operationId?: string;
+  security?: unknown[];
+  parameters?: { name: string; in: string }[];
+  requestBody?: { content: Record<string, Media> };
+  responses: Record<string, { description?: string; content?: Record<string, Media> }>;
+}
 interface Spec {
   openapi: string;
   info: { version: string; title: string };
-  paths: Record<string, Record<string, { security?: unknown[]; parameters?: { name: string; in: string }[] }>>;
+  servers?: unknown[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown> };
   security?: unknown[];
 }
 
@@ -23,8 +38,8 @@ subscribe('fastify.initialization', (message) => {
   });
 });
 
-/** The OpenAPI path of a Fastify URL, as @fastify/swagger writes it (`:id` → `{id}`, `*` → `{*}`). */
-const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*/g, '{*}');
+/** The OpenAPI path of a Fastify URL (`:id` → `{id}`, a repository path `*` → `{path}`). */
+const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*/g, '{path}');
 
 /** Public operations: under /rest or /auth, not hidden (spec, docs page, 405 helpers), not HEAD. */
 function publicOperations(): { path: string; method: string }[] {
@@ -45,6 +60,8 @@ function publicOperations(): { path: string; method: string }[] {
 describeEachStore('OpenAPI document', (kind) => {
   let t: TestServer;
   let spec: Spec;
+  // The document as served: the validator's resolveRefs() inlines the references of `spec`.
+  let doc: Spec;
   before(async () => {
     registered.length = 0;
     t = await startTestServer(kind);
@@ -52,6 +69,7 @@ describeEachStore('OpenAPI document', (kind) => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     spec = (await res.json()) as Spec;
+    doc = structuredClone(spec);
   });
   after(() => t.close());
 
@@ -116,5 +134,74 @@ describeEachStore('OpenAPI document', (kind) => {
     const init = await fetch(`${t.url}/rest/docs/static/swagger-initializer.js`);
     assert.equal(init.status, 200);
     assert.match(await init.text(), /\/rest\/openapi\.json/);
+  });
+
+  const operations = () => Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+  const render = (target: string) => doc.paths[`/rest/tenants/{tenant}/projects/{project}/${target}`]!.post!;
+  const binaryTypes = (op: Operation, status: string) => {
+    const content = op.responses[status]?.content ?? {};
+    for (const [type, media] of Object.entries(content)) assert.deepEqual(media.schema, { type: 'string', format: 'binary' }, `${op.operationId} ${status} ${type}`);
+    return Object.keys(content).sort();
+  };
+
+  it('has one stable operationId per operation, named components, and a description for every response', () => {
+    const ids = operations().map(({ op }) => op.operationId);
+    assert.ok(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id)), `operationIds: ${ids.join(', ')}`);
+    assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+    for (const [id, path] of [['renderPdf', 'renderpdf'], ['renderPptx', 'renderpptx'], ['render', 'render']]) assert.equal(render(path!).operationId, id);
+    assert.equal(doc.paths['/auth/{tenant}/tokens']?.post?.operationId, 'issueToken');
+    for (const name of Object.keys(doc.components.schemas)) assert.doesNotMatch(name, /^def-\d+$/, 'component schemas are named');
+    for (const name of ['ErrorBody', 'RenderResult', 'TicketStatusView', 'SummaryStatus', 'TokenResponse']) assert.ok(doc.components.schemas[name], name);
+    for (const { path, method, op } of operations()) {
+      for (const [status, response] of Object.entries(op.responses)) assert.ok(response.description && response.description !== 'Default Response', `${method} ${path} ${status}`);
+    }
+  });
+
+  it('keeps every path absolute in one document without a servers prefix, and names the repository path parameter', () => {
+    assert.equal(doc.servers, undefined);
+    for (const path of Object.keys(doc.paths)) assert.match(path, /^\/(rest|auth)\//);
+    assert.ok(!JSON.stringify(doc.paths).includes('{*}'), 'no path parameter named *');
+    for (const path of ['/rest/repository/files/{path}', '/rest/repository/tree/{path}']) {
+      for (const op of Object.values(doc.paths[path]!)) assert.deepEqual(op.parameters?.filter((p) => p.in === 'path').map((p) => p.name), ['path'], path);
+    }
+  });
+
+  it('documents the render requests: XML, JSON and ZIP bodies, binary answers, RenderResult and error bodies', () => {
+    for (const target of ['renderpdf', 'renderpptx', 'render']) {
+      const op = render(target);
+      assert.deepEqual(Object.keys(op.requestBody?.content ?? {}), ['application/xml', 'application/json', 'application/zip'], target);
+      // "Try it out" on the docs page starts with an XML body.
+      assert.equal(typeof op.requestBody?.content['application/xml']?.example, 'string');
+      assert.match(String(op.requestBody?.content['application/xml']?.example), /^<\?xml/);
+      for (const status of ['202', '408']) assert.equal(op.responses[status]?.content?.['application/json']?.schema?.$ref, '#/components/schemas/RenderResult', `${target} ${status}`);
+      for (const status of ['400', '401', '403', '404', '406', '413', '415', '500']) {
+        assert.equal(op.responses[status]?.content?.['application/json']?.schema?.$ref, '#/components/schemas/ErrorBody', `${target} ${status}`);
+      }
+    }
+    assert.deepEqual(binaryTypes(render('renderpdf'), '200'), ['application/pdf', 'application/zip', 'image/jpeg', 'image/png']);
+    assert.deepEqual(binaryTypes(render('renderpptx'), '200'), ['application/vnd.openxmlformats-officedocument.presentationml.presentation']);
+    // renderpptx refuses convert: it does not offer it.
+    assert.ok(render('renderpdf').parameters?.some((p) => p.name === 'convert'));
+    assert.ok(!render('renderpptx').parameters?.some((p) => p.name === 'convert'));
+  });
+
+  it('documents downloads as binary with their media types', () => {
+    const base = '/rest/tenants/{tenant}/projects/{project}';
+    const storage = binaryTypes(doc.paths[`${base}/storage/{filename}`]!.get!, '200');
+    for (const type of ['application/pdf', 'application/octet-stream']) assert.ok(storage.includes(type), `storage ${type}`);
+    const artifact = binaryTypes(doc.paths[`${base}/tickets/{ticket}/artifact`]!.get!, '200');
+    for (const type of ['application/pdf', 'application/vnd.openxmlformats-officedocument.presentationml.presentation', 'application/zip']) assert.ok(artifact.includes(type), `artifact ${type}`);
+    assert.deepEqual(binaryTypes(doc.paths['/rest/repository/files/{path}']!.get!, '200'), ['*/*']);
+  });
+
+  it('titles the docs page pressroom, without a framework logo, with try-it-out on renderpdf', async () => {
+    const html = await (await fetch(`${t.url}/rest/docs`, { headers: { accept: 'text/html' } })).text();
+    assert.match(/<title>([^<]*)<\/title>/.exec(html)?.[1] ?? '', /pressroom/);
+    assert.doesNotMatch(html, /favicon-(16|32)x(16|32)\.png/);
+    const init = await (await fetch(`${t.url}/rest/docs/static/swagger-initializer.js`)).text();
+    // BaseLayout has no top bar, so no logo is drawn; nor is the plugin's default one embedded.
+    assert.match(init, /"layout":"BaseLayout"/);
+    const frameworkLogo = readFileSync(createRequire(import.meta.url).resolve('@fastify/swagger-ui/static/logo.svg')).toString('base64');
+    assert.ok(!init.includes(frameworkLogo.slice(0, 60)), 'the framework logo is not embedded');
   });
 });

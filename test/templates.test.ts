@@ -16,7 +16,7 @@ import {
   findTemplatesDir,
   readBuiltinTemplate,
   readHelperLibrary,
-} from '../src/steps/render-pdf/builtin-templates.js';
+} from '../src/repository/builtin-templates.js';
 import { pdfFontNames, pdfImageCount, pdfPageCount, pdfText, pdfTextLines } from './helpers/pdf.js';
 import { tinyPng } from './helpers/png.js';
 

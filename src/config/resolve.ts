@@ -2,9 +2,9 @@ import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { parseFilePath } from '../repository/paths.js';
 import { repoFiles, type RepoFileRow } from '../store/index.js';
-import { ConfigFileError, invalidConfig, mergeConfig, profilePattern, readConfigFile, type StepName } from './ion/index.js';
+import { ConfigFileError, invalidConfig, mergeConfig, profilePattern, readConfigFile, type StepConfig, type StepName } from './ion/index.js';
 
-export type { StepName } from './ion/index.js';
+export type { StepConfig, StepName } from './ion/index.js';
 
 /** A repository file found by lookup: enough to read it and to cache by content. */
 export type RepositoryFileRef = Pick<RepoFileRow, 'path' | 'sha256' | 'blob_key' | 'size'>;
@@ -53,9 +53,9 @@ function levels(tenant: string, project: string, rel: string): string[] {
  * The effective configuration of a step for a project: `<step>/config.ion` at global,
  * tenant and project level deep-merged (later wins, arrays replaced, null resets to the
  * default), then for `restapi` each profile's `restapi/config-<profile>.ion` the same way.
- * Missing files count as empty.
+ * Missing files count as empty. Typed by the step's schema, which every file passed on write.
  */
-export async function resolveStepConfig(ctx: Context, step: StepName, tenant: string, project: string, profiles: string[] = []): Promise<Record<string, unknown>> {
+export async function resolveStepConfig<S extends StepName>(ctx: Context, step: S, tenant: string, project: string, profiles: string[] = []): Promise<StepConfig<S>> {
   const bad = profiles.find((p) => !profilePattern.test(p));
   if (bad !== undefined) throw new AppError('bad_request', `profile ${JSON.stringify(bad)} is invalid: use 1-64 of A-Z a-z 0-9 _ -`, { details: [{ field: 'profiles', message: 'invalid profile name' }] });
   const files = [`${step}/config.ion`, ...(step === 'restapi' ? profiles.map((p) => `restapi/config-${p}.ion`) : [])];
@@ -66,8 +66,9 @@ export async function resolveStepConfig(ctx: Context, step: StepName, tenant: st
     const row = rows.get(path);
     if (row) merged = mergeConfig(merged, await parsedConfig(ctx, step, row));
   }
-  // Cached parts are shared; a caller changing its copy must not change the cache.
-  return structuredClone(merged);
+  // Cached parts are shared; a caller changing its copy must not change the cache. Every part was
+  // validated against the step's schema (parsedConfig), so the merge has the schema's type.
+  return structuredClone(merged) as StepConfig<S>;
 }
 
 /** Finds a template or stylesheet by path relative to a level: project, then tenant, then global. */

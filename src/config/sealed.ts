@@ -1,6 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import { meta, type Database } from '../store/index.js';
+import { meta, type Db } from '../store/index.js';
 import type { Settings } from './settings.js';
 
 // Layout of a sealed value: `{sealed:<base64url(version | iv | tag | ciphertext)>}`.
@@ -54,7 +53,7 @@ const keys = new WeakMap<object, Promise<Buffer>>();
  * meta table (like the JWT secret), so every process of a deployment opens the same values.
  * Cached per database handle.
  */
-export function sealKey(settings: Settings, db: Kysely<Database>): Promise<Buffer> {
+export function sealKey(settings: Settings, db: Db['kysely']): Promise<Buffer> {
   if (settings.sealKey) return Promise.resolve(Buffer.from(settings.sealKey, 'base64'));
   let key = keys.get(db);
   if (!key) {

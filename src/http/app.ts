@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type HTTPMethods } from 'fastify';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
@@ -7,6 +8,7 @@ import { unauthorized } from '../auth/index.js';
 import { installErrorHandling, sendError } from './error-handler.js';
 import { installMetrics } from './metrics.js';
 import { negotiate } from './negotiate.js';
+import { swaggerOptions, swaggerUiOptions } from './openapi.js';
 import { ErrorBody } from './schemas.js';
 import { authRoutes } from './routes/auth-tokens.js';
 import { healthRoutes } from './routes/health.js';
@@ -15,10 +17,10 @@ import { repositoryRoutes } from './routes/repository.js';
 import { statisticsRoutes } from './routes/statistics.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { ticketRoutes } from './routes/tickets.js';
-import './types.js';
+import type { App } from './types.js';
 
 /** Route plugins under /rest, one per resource. */
-const restPlugins: ((app: FastifyInstance, ctx: Context) => Promise<void>)[] = [tenantRoutes, repositoryRoutes, renderRoutes, ticketRoutes, statisticsRoutes];
+const restPlugins: ((app: App, ctx: Context) => Promise<void>)[] = [tenantRoutes, repositoryRoutes, renderRoutes, ticketRoutes, statisticsRoutes];
 
 const allMethods: HTTPMethods[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
 
@@ -32,7 +34,7 @@ export async function buildApp(ctx: Context, opts: { ready?: () => boolean } = {
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
     // Malformed URLs never reach the error handler; answer them in the same error shape.
     frameworkErrors: (err, req, reply) => sendError(req, reply, err),
-  });
+  }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorateRequest('principal', null);
   installErrorHandling(app);
   const registry = installMetrics(app);
@@ -49,14 +51,7 @@ export async function buildApp(ctx: Context, opts: { ready?: () => boolean } = {
     methodsByUrl.set(route.url, set);
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'pressroom rendering service', version: '1.4.0', description: 'Document rendering service interface: render, tickets, storage, repository, tenants, statistics, tokens.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-      security: [{ bearer: [] }],
-    },
-  });
+  await app.register(swagger, swaggerOptions);
 
   app.addSchema(ErrorBody);
 
@@ -76,10 +71,10 @@ export async function buildApp(ctx: Context, opts: { ready?: () => boolean } = {
 
   await app.register(async (rest) => {
     rest.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger());
-    for (const plugin of restPlugins) await rest.register(async (scope) => plugin(scope, ctx));
+    for (const plugin of restPlugins) await rest.register(async (scope) => plugin(scope.withTypeProvider<TypeBoxTypeProvider>(), ctx));
   }, { prefix: '/rest' });
-  await app.register(swaggerUi, { routePrefix: '/rest/docs', uiConfig: { url: '/rest/openapi.json' } as never });
-  await app.register(async (auth) => authRoutes(auth, ctx), { prefix: '/auth' });
+  await app.register(swaggerUi, swaggerUiOptions);
+  await app.register(async (auth) => authRoutes(auth.withTypeProvider<TypeBoxTypeProvider>(), ctx), { prefix: '/auth' });
   await app.register(async (root) => healthRoutes(root, ctx, registry, opts.ready ?? (() => true)));
 
   // 405 for a known path with another method, instead of a misleading 404.

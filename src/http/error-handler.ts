@@ -1,17 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorCatalogue, type ErrorDetail } from '../errors.js';
-
-/** The body of every error answer. */
-export interface ErrorBody {
-  timestamp: string;
-  status: number;
-  error: string;
-  code: string;
-  message: string;
-  path: string;
-  details?: ErrorDetail[];
-}
+import type { ErrorBody } from './schemas.js';
 
 function body(req: FastifyRequest, status: number, code: string, message: string, details?: ErrorDetail[]): ErrorBody {
   return {

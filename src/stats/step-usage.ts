@@ -1,4 +1,3 @@
-import type { StepOutcome } from '../steps/step.js';
 import type { StatsRow, TicketPatch, TicketRow } from '../store/index.js';
 import { usageRows, type UsageCounters } from './usage.js';
 
@@ -10,7 +9,7 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : und
  * counts as an error (the error step's own failure does not count twice); a completion counts
  * the ticket, its redeliveries and its round trip. Committed in the step's transaction.
  */
-export function stepUsage(ticket: TicketRow, step: string, outcome: StepOutcome, patch: TicketPatch): StatsRow[] {
+export function stepUsage(ticket: TicketRow, step: string, outcome: { readonly kind: 'succeeded' | 'deferred' | 'failed' }, patch: TicketPatch): StatsRow[] {
   const at = num(patch.updated) ?? num(patch.completed) ?? ticket.updated;
   const counters: Partial<UsageCounters> = {
     processingMsec: (num(patch.processing_msecs) ?? ticket.processing_msecs) - ticket.processing_msecs,

@@ -3,16 +3,15 @@ import type { Context } from '../context.js';
 import { MupdfEngine } from '../engines/mupdf/index.js';
 import type { PoolStats } from '../engines/pool/index.js';
 import { TypstEngine } from '../engines/typst/index.js';
+import type { Step } from '../tickets/step.js';
 import { aggregateStep } from './aggregate/step.js';
 import { callbackStep } from './callback/index.js';
 import { convertStep } from './convert/index.js';
 import { errorStep } from './error/index.js';
 import { renderPdfStep } from './render-pdf/step.js';
 import { renderPptxStep } from './render-pptx/step.js';
-import type { Step } from './step.js';
 import { uploadStep } from './upload/index.js';
 
-export type { Step, StepInput, StepOutcome } from './step.js';
 
 /** The steps a worker process runs, with the process pools they share. */
 export interface StepSet {

@@ -1,30 +1,11 @@
 import { lookupRepositoryFile, readRepositoryBlob } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import type { ArtifactRow, TicketRow } from '../store/index.js';
+import { ticketErrorCodes } from '../errors.js';
 import type { TicketParams } from '../tickets/params.js';
+import { StepFailure } from '../tickets/step.js';
 import { InputMissingError, loadTicketInput, type TicketInput } from './input.js';
 import { TransformError, type Transformer } from '../engines/xslt/index.js';
-
-/** errorCode values of failed render steps (HTTP-like, matched by redelivery `codePattern`s). */
-export const renderErrorCodes = {
-  input: '400',
-  notFound: '404',
-  template: '422',
-  internal: '500',
-  timeout: '504',
-  /** The engine process passed the memory ceiling (PRESSROOM_RENDER_MAX_MEMORY_MB). */
-  memory: '507',
-} as const;
-
-/** A render step's expected failure: its errorCode and a message for the ticket. */
-export class StepFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** Writes a step attempt's files under `jobs/<t>/<p>/<ticket>/a<attempt>/` and collects their rows. */
 export class ArtifactWriter {
@@ -49,7 +30,7 @@ export async function applyStylesheet(
   job: { tenant: string; project: string; name: string; input: Buffer; inputType: 'xml' | 'json'; params: Record<string, string> },
 ): Promise<Buffer> {
   const ref = await lookupRepositoryFile(ctx, job.tenant, job.project, `transform/xslt/${job.name}`);
-  if (!ref) throw new StepFailure(renderErrorCodes.notFound, `stylesheet ${job.name} not found in transform/xslt/`);
+  if (!ref) throw new StepFailure(ticketErrorCodes.notFound, `stylesheet ${job.name} not found in transform/xslt/`);
   try {
     return await transformer.transform({
       stylesheet: await readRepositoryBlob(ctx, ref),
@@ -60,7 +41,7 @@ export async function applyStylesheet(
     });
   } catch (err) {
     if (err instanceof TransformError) {
-      const code = err.code === 'timeout' ? renderErrorCodes.timeout : err.code === 'memory' ? renderErrorCodes.memory : renderErrorCodes.template;
+      const code = err.code === 'timeout' ? ticketErrorCodes.timeout : err.code === 'memory' ? ticketErrorCodes.memory : ticketErrorCodes.unprocessable;
       throw new StepFailure(code, `transform ${job.name}: ${err.message}`);
     }
     throw err;
@@ -79,7 +60,7 @@ export async function transformedInput(
   log: { info(message: string): void },
 ): Promise<TicketInput & { msecs: number }> {
   const job = await loadTicketInput(ctx, ticket, params).catch((err: unknown) => {
-    throw err instanceof InputMissingError ? new StepFailure(renderErrorCodes.input, err.message) : err;
+    throw err instanceof InputMissingError ? new StepFailure(ticketErrorCodes.input, err.message) : err;
   });
   let { data, dataType } = job;
   let msecs = 0;

@@ -7,13 +7,6 @@ export type TicketRow = Selectable<TicketsTable>;
 export type ArtifactRow = Selectable<ArtifactsTable>;
 export type TicketPatch = Updateable<TicketsTable>;
 
-/** Inserts tickets in one transaction (intake answers only after this returns). */
-export async function insertTickets(db: Kysely<Database>, rows: TicketRow[]): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    for (const row of rows) await trx.insertInto('tickets').values(row).execute();
-  });
-}
-
 /** A ticket by id. */
 export async function findTicket(db: Kysely<Database>, id: string): Promise<TicketRow | undefined> {
   return db.selectFrom('tickets').selectAll().where('id', '=', id).executeTakeFirst();

@@ -27,12 +27,6 @@ export async function deleteUser(db: Kysely<Database>, tenant: string, name: str
   return Number(res.numDeletedRows) > 0;
 }
 
-/** Number of users of any kind. */
-export async function countUsers(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /** Removes the users of a tenant, or of one of its projects. */
 export async function deleteUsersOf(db: Kysely<Database>, tenant: string, project?: string): Promise<void> {
   let q = db.deleteFrom('users').where('tenant', '=', tenant);

@@ -2,7 +2,7 @@ import type { Principal } from '../auth/index.js';
 import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
-import { builtinTemplateNames } from '../steps/render-pdf/builtin-templates.js';
+import { builtinTemplateNames } from '../repository/builtin-templates.js';
 import { TransformError } from '../engines/xslt/index.js';
 import { tickets, type TicketRow } from '../store/index.js';
 import { assertProjectExists } from '../tenants/index.js';
@@ -76,34 +76,34 @@ export async function intake(ctx: Context, principal: Principal, req: RenderRequ
   req.checkOutput?.(convert?.mediaType);
   const { dataFile, resources, data } = await checkBody(ctx, inputType, req.body);
 
-  const transform = req.query.transform ?? (restapi.transform as string | undefined);
-  const transformBefore = req.query.transformBefore ?? (restapi.transformBefore as string | undefined);
+  const transform = req.query.transform ?? restapi.transform;
+  const transformBefore = req.query.transformBefore ?? restapi.transformBefore;
   for (const [field, name] of [['transformBefore', transformBefore], ['transform', transform]] as const) {
     if (name !== undefined && !(await lookupRepositoryFile(ctx, req.tenant, req.project, `transform/xslt/${name}`))) {
       throw new AppError('bad_request', `${field}: stylesheet ${name} not found in transform/xslt/ (project, tenant or global)`, { details: [{ field, message: 'stylesheet not found' }] });
     }
   }
-  const documentTemplate = req.query.documentTemplate ?? (restapi.documentTemplate as string | undefined) ?? (render.documentTemplate as string | undefined) ?? 'default';
+  const documentTemplate = req.query.documentTemplate ?? restapi.documentTemplate ?? render.documentTemplate ?? 'default';
   await assertTemplateExists(ctx, req, documentTemplate);
   if (req.target === 'pptx' && dataFile === 'data.json' && !transform) {
     throw new AppError('bad_request', 'renderpptx reads XML in the presentation format; JSON input needs a transform', { details: [{ field: 'transform', message: 'required for JSON input' }] });
   }
 
-  const fanoutConfig = (restapi.fanout ?? {}) as Partial<FanoutOptions> & { enabled?: boolean };
-  const aggregateConfig = (restapi.aggregate ?? {}) as { enabled?: boolean; timeoutInSeconds?: number };
+  const fanoutConfig = restapi.fanout ?? {};
+  const aggregateConfig = restapi.aggregate ?? {};
   const fanout = fanoutConfig.enabled === true;
   if (fanout && aggregateConfig.enabled && req.target === 'pptx') {
     throw new AppError('bad_request', 'aggregate is available for renderpdf only; decks of fanout parts are not merged (disable aggregate.enabled for this project or profile)', {
       details: [{ field: 'aggregate.enabled', message: 'not available for renderpptx' }],
     });
   }
-  const quota = restapi.quota as { ticketsPerMonth?: number; tenantTicketsPerMonth?: number } | undefined;
+  const quota = restapi.quota;
   await checkQuota(ctx, req.tenant, req.project, quota, 1);
 
   const params: TicketParams = {
-    ...optional('callback', checkUrlList('callback', req.query.callback ?? (restapi.callbackUrl as string | undefined))),
-    ...optional('error', checkUrlList('error', req.query.error ?? (restapi.errorUrl as string | undefined))),
-    ...optional('upload', checkUrlList('upload', req.query.upload ?? (restapi.uploadUrl as string | undefined))),
+    ...optional('callback', checkUrlList('callback', req.query.callback ?? restapi.callbackUrl)),
+    ...optional('error', checkUrlList('error', req.query.error ?? restapi.errorUrl)),
+    ...optional('upload', checkUrlList('upload', req.query.upload ?? restapi.uploadUrl)),
     ...optional('transform', transform),
     ...optional('convert', convert?.source),
     // With fanout, transformBefore runs here, before the split; otherwise in the render step.
@@ -116,10 +116,10 @@ export async function intake(ctx: Context, principal: Principal, req: RenderRequ
   };
 
   const now = ctx.now();
-  const inputBufferSize = (restapi.inputBufferSize as number | undefined) ?? DEFAULT_INPUT_BUFFER;
-  const keepInputUntil = now + ((restapi.keepInputForSeconds as number | undefined) ?? DEFAULT_KEEP_INPUT_SECONDS) * 1000;
+  const inputBufferSize = restapi.inputBufferSize ?? DEFAULT_INPUT_BUFFER;
+  const keepInputUntil = now + (restapi.keepInputForSeconds ?? DEFAULT_KEEP_INPUT_SECONDS) * 1000;
   const basePriority = await tickets.countCreatedSince(ctx.db.kysely, req.tenant, req.project, now - PRIORITY_WINDOW_MS);
-  const maxParallel = (restapi.maxParallelRenders as number | undefined) ?? null;
+  const maxParallel = restapi.maxParallelRenders ?? null;
   const row = (id: string, input: { type: string; inline: Buffer | null; key: string | null; size: number }, extra: Partial<TicketRow> = {}): TicketRow => ({
     id,
     tenant: req.tenant,

@@ -1,20 +1,24 @@
+import { Type, type Static } from '@sinclair/typebox';
 import { AppError } from '../errors.js';
 
-/** The query of a render request, as validated by the route schema. */
-export interface RenderQuery {
-  callback?: string;
-  error?: string;
-  upload?: string;
-  transform?: string;
-  transformBefore?: string;
-  documentTemplate?: string;
-  foreignKey?: string;
-  profile?: string;
-  customParams?: string;
-  custom?: string[];
-  timeToWait?: number;
-  convert?: string;
-}
+const xsltName = { pattern: '^\\w+\\.xslt$', description: 'XSLT file name in transform/xslt/' };
+
+/** The query of a render request: the route validates it, intake reads it. */
+export const RenderQuerySchema = Type.Object({
+  callback: Type.Optional(Type.String({ maxLength: 4096, description: 'callback URL pattern(s); `{location}`, `{ticket}`' })),
+  error: Type.Optional(Type.String({ maxLength: 4096, description: 'error URL pattern(s); `{errorCode}`, `{errorMessage}`, `{ticket}`' })),
+  upload: Type.Optional(Type.String({ maxLength: 4096, description: 'upload URL pattern(s); `{ticket}`' })),
+  transform: Type.Optional(Type.String(xsltName)),
+  transformBefore: Type.Optional(Type.String(xsltName)),
+  documentTemplate: Type.Optional(Type.String({ pattern: '^[\\w.-]{1,100}$', default: undefined, description: 'template name (default `default`)' })),
+  foreignKey: Type.Optional(Type.String({ maxLength: 256 })),
+  profile: Type.Optional(Type.String({ pattern: '^[\\w-]+(,[\\w-]+)*$', maxLength: 512, description: 'profile name(s), comma-separated' })),
+  customParams: Type.Optional(Type.String({ maxLength: 8192, description: 'percent-encoded query-style custom parameters' })),
+  custom: Type.Optional(Type.Array(Type.String({ maxLength: 4096, description: '<key>:<value>' }), { maxItems: 100 })),
+  timeToWait: Type.Optional(Type.Integer({ minimum: 6000, maximum: 1200000, description: 'synchronous mode: wait up to this many msec' })),
+  convert: Type.Optional(Type.String({ maxLength: 256, description: 'PDF-to-image conversion (matrix style); renderpdf only' })),
+});
+export type RenderQuery = Static<typeof RenderQuerySchema>;
 
 /** What a ticket remembers of its request (stored as JSON in `tickets.params`). */
 export interface TicketParams {

@@ -1,27 +1,31 @@
+import { Type, type Static } from '@sinclair/typebox';
 import type { TicketRow } from '../store/index.js';
 
 /** TicketStatusView as the status endpoint shows it. */
-export interface TicketStatusView {
-  complete: boolean;
-  tenant: string;
-  project: string;
-  ticket: string;
-  status: string | null;
-  next: string | null;
-  messages: string[];
-  created: string;
-  updated: string;
-  redeliveries: number;
-  processingMsecs: number;
-  processingPages: number;
-  errorCode: string | null;
-  errorMessage: string | null;
-  foreignKey: string | null;
-  outputName: string | null;
-  shipped: boolean;
-  /** Fanout part: the aggregate ticket that merges it (null otherwise). */
-  aggregate: string | null;
-}
+export const TicketStatusViewSchema = Type.Object(
+  {
+    complete: Type.Boolean(),
+    tenant: Type.String(),
+    project: Type.String(),
+    ticket: Type.String(),
+    status: Type.Union([Type.String(), Type.Null()], { description: '`<step>.<outcome>` of the last finished step' }),
+    next: Type.Union([Type.String(), Type.Null()], { description: 'step due next; null when complete' }),
+    messages: Type.Array(Type.String()),
+    created: Type.String({ format: 'date-time' }),
+    updated: Type.String({ format: 'date-time' }),
+    redeliveries: Type.Integer(),
+    processingMsecs: Type.Integer(),
+    processingPages: Type.Integer(),
+    errorCode: Type.Union([Type.String(), Type.Null()], { description: 'errorCode of a failed step (docs/errors.md)' }),
+    errorMessage: Type.Union([Type.String(), Type.Null()]),
+    foreignKey: Type.Union([Type.String(), Type.Null()]),
+    outputName: Type.Union([Type.String(), Type.Null()]),
+    shipped: Type.Boolean(),
+    aggregate: Type.Union([Type.String(), Type.Null()], { description: 'fanout part: id of the aggregate ticket that merges it' }),
+  },
+  { $id: 'TicketStatusView', description: 'the state of a ticket' },
+);
+export type TicketStatusView = Static<typeof TicketStatusViewSchema>;
 
 /** Presents a ticket row. */
 export function statusView(row: TicketRow): TicketStatusView {

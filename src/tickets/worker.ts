@@ -1,13 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { resolveStepConfig } from '../config/resolve.js';
 import type { Context } from '../context.js';
-import type { Step, StepOutcome } from '../steps/step.js';
+import { ticketErrorCodes } from '../errors.js';
 import { stepUsage } from '../stats/index.js';
 import { tickets, type TicketPatch, type TicketRow } from '../store/index.js';
 import type { Notifier } from './notifier.js';
 import type { TicketParams } from './params.js';
 import { errorStep, stepAfter } from './pipeline.js';
 import { redeliveryDelay } from './redelivery.js';
+import type { Step, StepOutcome } from './step.js';
+
+/** Steps whose config.ion holds `redeliverOnError`; the others (convert, aggregate) are never redelivered. */
+const redeliverySteps = ['renderpdf', 'renderpptx', 'upload', 'callback', 'error'] as const;
+const hasRedeliveryRules = (step: string): step is (typeof redeliverySteps)[number] => (redeliverySteps as readonly string[]).includes(step);
 
 /**
  * Claims due tickets and runs one step each. Each step's outcome and the next step are
@@ -98,10 +103,10 @@ export class Worker {
     try {
       outcome = step
         ? await step.run({ ctx, ticket, params })
-        : { kind: 'failed', errorCode: '500', errorMessage: `no worker implements step ${stepName}`, artifacts: [] };
+        : { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `no worker implements step ${stepName}`, artifacts: [] };
     } catch (err) {
       ctx.logger.error({ err, ticket: ticket.id, step: stepName }, 'step threw');
-      outcome = { kind: 'failed', errorCode: '500', errorMessage: `internal error in step ${stepName}`, artifacts: [] };
+      outcome = { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `internal error in step ${stepName}`, artifacts: [] };
     } finally {
       clearInterval(renew);
     }
@@ -157,8 +162,8 @@ export class Worker {
         ...(outcome.shipped ? { shipped: 1 } : {}),
       };
     }
-    const config = await resolveStepConfig(this.ctx, step as never, ticket.tenant, ticket.project).catch(() => ({}) as Record<string, unknown>);
-    const delay = redeliveryDelay((config as Record<string, unknown>).redeliverOnError, outcome.errorCode, ticket.redeliveries, now - ticket.created);
+    const rules = hasRedeliveryRules(step) ? await resolveStepConfig(this.ctx, step, ticket.tenant, ticket.project).then((c) => c.redeliverOnError, () => undefined) : undefined;
+    const delay = redeliveryDelay(rules, outcome.errorCode, ticket.redeliveries, now - ticket.created);
     const failed = { ...base, status: `${step}.failed`, ...(reporting ? {} : { error_code: outcome.errorCode, error_message: outcome.errorMessage }) };
     if (delay !== null) {
       // A receiver's Retry-After can lengthen the configured interval, never shorten it.

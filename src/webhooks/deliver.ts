@@ -1,7 +1,7 @@
 import { resolveStepConfig } from '../config/resolve.js';
 import { recordUsage } from '../stats/index.js';
-import type { StepInput, StepOutcome } from '../steps/step.js';
-import { tickets, type ArtifactRow } from '../store/index.js';
+import type { Context } from '../context.js';
+import { tickets, type ArtifactRow, type TicketRow } from '../store/index.js';
 import { connectionsOf, matchConnection, type Connection, type WebhookStep } from './connections.js';
 import { assetFields } from './dam/asset-fields.js';
 import { bynderUpload } from './dam/bynder.js';
@@ -16,6 +16,18 @@ import { DeliveryConfigError, WebhookSession } from './session.js';
 import { signatureHeaders, signingKey, webhookId } from './signature.js';
 import { loadState, saveState } from './state.js';
 
+/** What a webhook step hands over: the claimed ticket and its parameters. */
+export interface DeliveryInput {
+  readonly ctx: Context;
+  readonly ticket: TicketRow;
+  readonly params: WebhookEvent['params'];
+}
+
+/** How a run ended, in the terms of a step outcome (webhook steps store no artifacts). */
+export type DeliveryOutcome =
+  | { kind: 'succeeded'; messages: string[]; shipped?: true }
+  | { kind: 'failed'; errorCode: string; errorMessage: string; messages: string[]; retryAfterMs?: number };
+
 /** One URL of the step's list, resolved. */
 interface Target {
   index: number;
@@ -28,7 +40,7 @@ interface Target {
 /** What a run shares across its URLs. */
 interface Run {
   session: WebhookSession;
-  input: StepInput;
+  input: DeliveryInput;
   /** Standard Webhooks key from restapi `webhookSecret`; null: requests are not signed. */
   signing: Buffer | null;
   /** Notes for the ticket messages that do not fail the step. */
@@ -41,16 +53,15 @@ interface Run {
  * upload export parameters), so a redelivery or a worker taking over resumes after it; the first
  * failure ends the run and the worker redelivers per the step's `redeliverOnError`.
  */
-export async function deliver(input: StepInput, step: WebhookStep): Promise<StepOutcome> {
+export async function deliver(input: DeliveryInput, step: WebhookStep): Promise<DeliveryOutcome> {
   const { ctx, ticket, params } = input;
   const urls = (params[step] ?? '').split(/\s+/).filter(Boolean);
   const session = new WebhookSession(ctx);
   const messages: string[] = [];
-  const fail = (f: DeliveryFailure): StepOutcome => ({
+  const fail = (f: DeliveryFailure): DeliveryOutcome => ({
     kind: 'failed',
     errorCode: f.errorCode,
     errorMessage: f.message.split('\n')[0]!,
-    artifacts: [],
     messages: [...messages, f.message],
     ...(f.retryAfterMs !== undefined ? { retryAfterMs: f.retryAfterMs } : {}),
   });
@@ -81,7 +92,7 @@ export async function deliver(input: StepInput, step: WebhookStep): Promise<Step
       state.done[step] = index + 1;
       if (!(await saveState(ctx, ticket, state))) return fail({ errorCode: webhookErrorCodes.network, message: `${step}: lease lost after delivering ${url}` });
     }
-    return { kind: 'succeeded', artifacts: [], messages, ...(step === 'upload' ? { shipped: true as const } : {}) };
+    return { kind: 'succeeded', messages, ...(step === 'upload' ? { shipped: true as const } : {}) };
   } catch (err) {
     return fail(WebhookSession.configFailure(err));
   } finally {

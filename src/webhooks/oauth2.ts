@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Authentication } from './connections.js';
-import { succeeded, errorCodeOf, type DeliveryFailure } from './outcome.js';
+import { succeeded, errorCodeOf, webhookErrorCodes, type DeliveryFailure } from './outcome.js';
 import { DeliveryConfigError, type WebhookSession } from './session.js';
 
 interface CachedToken {
@@ -69,7 +69,7 @@ export async function bearerToken(session: WebhookSession, auth: Authentication,
     answer = {};
   }
   if (typeof answer.access_token !== 'string' || answer.access_token === '') {
-    return { errorCode: '502', message: `token endpoint ${req.tokenUrl} answered ${ex.status} without an access_token` };
+    return { errorCode: webhookErrorCodes.network, message: `token endpoint ${req.tokenUrl} answered ${ex.status} without an access_token` };
   }
   const lifetime = typeof answer.expires_in === 'number' ? answer.expires_in * 1000 : 3_600_000;
   const refreshToken = typeof answer.refresh_token === 'string' ? answer.refresh_token : hit?.refreshToken;

@@ -1,15 +1,17 @@
+import { ticketErrorCodes } from '../errors.js';
 import type { Exchange } from './http.js';
 
-/** errorCode values of failed webhook steps besides HTTP statuses (matched by `codePattern`s). */
+/**
+ * errorCode values of failed webhook steps besides the target's HTTP status: no complete answer
+ * in time; connection refused, reset, DNS or TLS failure; a target address that is not public and
+ * not on PRESSROOM_ALLOW_PRIVATE_ADDRESSES; a configuration that cannot be used (missing output,
+ * unreadable sealed value, incomplete DAM setup).
+ */
 export const webhookErrorCodes = {
-  /** No complete answer within the connection's time limit. */
-  timeout: '504',
-  /** Connection refused, reset, DNS failure, TLS error. */
-  network: '502',
-  /** The target is not a public address and not on PRESSROOM_ALLOW_PRIVATE_ADDRESSES. */
-  refused: '403',
-  /** The configuration cannot be used (missing output, unreadable sealed value, incomplete DAM setup). */
-  config: '422',
+  timeout: ticketErrorCodes.timeout,
+  network: ticketErrorCodes.network,
+  refused: ticketErrorCodes.refused,
+  config: ticketErrorCodes.unprocessable,
 } as const;
 
 /** Why a delivery failed: what the step reports to the worker. */

@@ -13,30 +13,49 @@ export type Rule =
   | StructRule;
 
 /** A struct with known property names; `check` adds rules that span properties. */
-export interface StructRule {
+export interface StructRule<P extends Readonly<Record<string, Rule>> = Readonly<Record<string, Rule>>> {
   readonly t: 'struct';
-  readonly props: Readonly<Record<string, Rule>>;
+  readonly props: P;
   readonly required?: readonly string[];
   readonly check?: (value: Record<string, unknown>) => { field: string; message: string }[];
 }
 
-/** Builders for the step schemas: `r.int(0, 10)`, `r.oneOf('a', 'b')`, `r.struct({...})`. */
+/**
+ * The value a rule admits once validated and merged, like TypeBox's Static: merging drops null
+ * properties of structs (the default applies), while list entries are kept as written.
+ */
+export type Static<R> = R extends { t: 'list'; items: infer I } ? Written<I>[] : R extends { t: 'struct'; props: infer P } ? { [K in keyof P]?: Static<P[K]> } : Scalar<R>;
+/** A value as a file holds it: every struct property may also be null. */
+type Written<R> = R extends { t: 'list'; items: infer I } ? Written<I>[] : R extends { t: 'struct'; props: infer P } ? { [K in keyof P]?: Written<P[K]> | null } : Scalar<R>;
+type Scalar<R> = R extends { t: 'string'; values: readonly (infer V)[] }
+  ? V
+  : R extends { t: 'string' | 'secret' | 'urls' | 'regex' }
+    ? string
+    : R extends { t: 'int' }
+      ? number
+      : R extends { t: 'bool' }
+        ? boolean
+        : R extends { t: 'map'; values: infer V }
+          ? Record<string, Written<V>>
+          : never;
+
+/** Builders for the step schemas: `r.int(0, 10)`, `r.oneOf('a', 'b')`, `r.struct({...})`; each keeps its type for Static. */
 export const r = {
-  string: (): Rule => ({ t: 'string' }),
-  matching: (pattern: RegExp, patternDoc: string): Rule => ({ t: 'string', pattern, patternDoc }),
-  oneOf: (...values: string[]): Rule => ({ t: 'string', values }),
+  string: () => ({ t: 'string' }) as const,
+  matching: (pattern: RegExp, patternDoc: string) => ({ t: 'string', pattern, patternDoc }) as const,
+  oneOf: <const V extends string>(...values: V[]): { readonly t: 'string'; readonly values: readonly V[] } => ({ t: 'string', values }),
   /** A secret: plain text, or sealed as the string `{sealed:…}` or the struct `{sealed: "…"}`. */
-  secret: (): Rule => ({ t: 'secret' }),
+  secret: () => ({ t: 'secret' }) as const,
   /** Absolute http(s) URLs separated by whitespace (`{placeholders}` allowed). */
-  urls: (): Rule => ({ t: 'urls', single: false }),
-  url: (): Rule => ({ t: 'urls', single: true }),
+  urls: () => ({ t: 'urls', single: false }) as const,
+  url: () => ({ t: 'urls', single: true }) as const,
   /** A regular expression in RE2 syntax (linear time, no backreferences or lookaround). */
-  regex: (): Rule => ({ t: 'regex' }),
-  int: (min = 0, max = Number.MAX_SAFE_INTEGER): Rule => ({ t: 'int', min, max }),
-  bool: (): Rule => ({ t: 'bool' }),
-  list: (items: Rule): Rule => ({ t: 'list', items }),
-  map: (values: Rule): Rule => ({ t: 'map', values }),
-  struct: (props: Record<string, Rule>, extra: { required?: string[]; check?: StructRule['check'] } = {}): StructRule => ({ t: 'struct', props, ...extra }),
+  regex: () => ({ t: 'regex' }) as const,
+  int: (min = 0, max = Number.MAX_SAFE_INTEGER): { readonly t: 'int'; readonly min: number; readonly max: number } => ({ t: 'int', min, max }),
+  bool: () => ({ t: 'bool' }) as const,
+  list: <I extends Rule>(items: I) => ({ t: 'list', items }) as const,
+  map: <V extends Rule>(values: V) => ({ t: 'map', values }) as const,
+  struct: <P extends Record<string, Rule>>(props: P, extra: { required?: string[]; check?: StructRule['check'] } = {}): StructRule<P> => ({ t: 'struct', props, ...extra }),
 };
 
 const kind = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a struct' : `${typeof v} ${JSON.stringify(v)}`);

@@ -1,4 +1,4 @@
-import type { StructRule } from './schema.js';
+import type { Static, StructRule } from './schema.js';
 import { callbackConfig } from './schemas/callback.js';
 import { errorConfig } from './schemas/error.js';
 import { renderpdfConfig } from './schemas/renderpdf.js';
@@ -11,14 +11,17 @@ export const stepNames = ['restapi', 'renderpdf', 'renderpptx', 'upload', 'callb
 export type StepName = (typeof stepNames)[number];
 
 /** One schema per step folder. */
-export const stepSchemas: Record<StepName, StructRule> = {
+export const stepSchemas = {
   restapi: restapiConfig,
   renderpdf: renderpdfConfig,
   renderpptx: renderpptxConfig,
-  upload: uploadConfig as StructRule,
-  callback: callbackConfig as StructRule,
-  error: errorConfig as StructRule,
-};
+  upload: uploadConfig,
+  callback: callbackConfig,
+  error: errorConfig,
+} satisfies Record<StepName, StructRule>;
+
+/** The effective configuration of a step folder, as its schema types it. */
+export type StepConfig<S extends StepName> = Static<(typeof stepSchemas)[S]>;
 
 /** Profile names in `restapi/config-<profile>.ion`. */
 export const profilePattern = /^[A-Za-z0-9_-]{1,64}$/;

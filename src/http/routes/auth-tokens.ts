@@ -1,24 +1,39 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../../auth/index.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { contentType } from '../negotiate.js';
+import { errors, rawBody, ref } from '../schemas.js';
+import type { App } from '../types.js';
 
-const TokenResponse = Type.Object({
-  token_type: Type.Literal('bearer'),
-  access_token: Type.String(),
-  expires_in: Type.Integer(),
-  scope: Type.String(),
-});
+const TokenResponse = Type.Object(
+  {
+    token_type: Type.Literal('bearer'),
+    access_token: Type.String(),
+    expires_in: Type.Integer(),
+    scope: Type.String(),
+  },
+  { $id: 'TokenResponse', description: 'an access token' },
+);
 
-const OAuthError = Type.Object({
-  error: Type.String({ description: 'OAuth 2.0 error code: invalid_request, invalid_grant or invalid_scope' }),
-  error_description: Type.String(),
-  timestamp: Type.String(),
-  status: Type.Integer(),
-  message: Type.String(),
-  path: Type.String(),
+const OAuthError = Type.Object(
+  {
+    error: Type.String({ description: 'OAuth 2.0 error code: invalid_request, invalid_grant or invalid_scope' }),
+    error_description: Type.String(),
+    timestamp: Type.String(),
+    status: Type.Integer(),
+    message: Type.String(),
+    path: Type.String(),
+  },
+  { $id: 'OAuthError', description: 'the token service error body (OAuth 2.0 style)' },
+);
+
+/** The form, for the document only: the handler reads the raw body to report missing and repeated fields itself. */
+const TokenForm = Type.Object({
+  username: Type.String(),
+  password: Type.String(),
+  project: Type.String(),
+  scope: Type.Union([Type.Literal('jobs'), Type.Literal('admin')]),
 });
 
 const fields = ['username', 'password', 'project', 'scope'] as const;
@@ -32,19 +47,26 @@ function oauthError(url: string, code: 'invalid_request' | 'invalid_grant' | 'in
 }
 
 /** POST /auth/{tenant}/tokens: a password grant, form-urlencoded in, JSON out. */
-export async function authRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
-  app.post<{ Params: { tenant: string } }>(
+export async function authRoutes(app: App, ctx: Context): Promise<void> {
+  app.addSchema(TokenResponse);
+  app.addSchema(OAuthError);
+  app.post(
     '/:tenant/tokens',
     {
       config: { auth: false, produces: ['application/json'] },
       schema: {
+        operationId: 'issueToken',
         summary: 'Issue an access token (OAuth 2.0 password grant style)',
         tags: ['tokens'],
         security: [],
         params: Type.Object({ tenant: Type.String() }),
-        consumes: ['application/x-www-form-urlencoded'],
-        body: Type.Any({ description: 'form fields username, password, project, scope (jobs or admin)' }),
-        response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError },
+        rawBody: rawBody(['application/x-www-form-urlencoded'], { 'application/x-www-form-urlencoded': { schema: TokenForm } }),
+        response: {
+          200: ref(TokenResponse),
+          400: ref(OAuthError, 'invalid_request or invalid_scope'),
+          401: ref(OAuthError, 'invalid_grant'),
+          ...errors(406, 415),
+        },
       },
     },
     async (req) => {

@@ -1,37 +1,22 @@
-import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireProject } from '../../auth/index.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { intake, mainArtifact, openArtifact, waitForTicket, type RenderQuery } from '../../tickets/index.js';
+import { intake, mainArtifact, openArtifact, RenderQuerySchema, waitForTicket, type RenderQuery } from '../../tickets/index.js';
 import { tickets } from '../../store/index.js';
 import { contentType, negotiate } from '../negotiate.js';
-import { errors } from '../schemas.js';
-import { principalOf } from '../types.js';
-
-const xsltName = { pattern: '^\\w+\\.xslt$', description: 'XSLT file name in transform/xslt/' };
-export const RenderQuerySchema = Type.Object({
-  callback: Type.Optional(Type.String({ maxLength: 4096, description: 'callback URL pattern(s); `{location}`, `{ticket}`' })),
-  error: Type.Optional(Type.String({ maxLength: 4096, description: 'error URL pattern(s); `{errorCode}`, `{errorMessage}`, `{ticket}`' })),
-  upload: Type.Optional(Type.String({ maxLength: 4096, description: 'upload URL pattern(s); `{ticket}`' })),
-  transform: Type.Optional(Type.String(xsltName)),
-  transformBefore: Type.Optional(Type.String(xsltName)),
-  documentTemplate: Type.Optional(Type.String({ pattern: '^[\\w.-]{1,100}$', default: undefined, description: 'template name (default `default`)' })),
-  foreignKey: Type.Optional(Type.String({ maxLength: 256 })),
-  profile: Type.Optional(Type.String({ pattern: '^[\\w-]+(,[\\w-]+)*$', maxLength: 512, description: 'profile name(s), comma-separated' })),
-  customParams: Type.Optional(Type.String({ maxLength: 8192, description: 'percent-encoded query-style custom parameters' })),
-  custom: Type.Optional(Type.Array(Type.String({ maxLength: 4096, description: '<key>:<value>' }), { maxItems: 100 })),
-  timeToWait: Type.Optional(Type.Integer({ minimum: 6000, maximum: 1200000, description: 'synchronous mode: wait up to this many msec' })),
-  convert: Type.Optional(Type.String({ maxLength: 256, description: 'PDF-to-image conversion (matrix style)' })),
-});
+import { binaryResponse, errors, rawBody, ref } from '../schemas.js';
+import { principalOf, type App } from '../types.js';
 
 export const RenderResult = Type.Object(
   {
     tickets: Type.Array(Type.Object({ id: Type.String() })),
     aggregate: Type.Optional(Type.Object({ id: Type.String() }, { description: 'the aggregate ticket of a fanout with aggregate.enabled' })),
   },
-  { $id: 'RenderResult' },
+  { $id: 'RenderResult', description: 'the tickets the request created' },
 );
+type RenderResult = Static<typeof RenderResult>;
 
 const outputTypes = { pdf: 'application/pdf', pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' } as const;
 /** What renderpdf answers in synchronous mode with `convert`: one image, or a ZIP for a pageset. */
@@ -46,46 +31,78 @@ function requireAccepted(req: FastifyRequest, type: string, converted: boolean):
   }
 }
 
-/** POST …/renderpdf (and the discouraged POST …/render?outputType=pdf). */
-export async function renderRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
-  app.addSchema(RenderResult);
-  const schema = (summary: string, extraQuery = {}) => ({
-    tags: ['rendering'],
-    summary,
-    params: Type.Object({ tenant: Type.String(), project: Type.String() }),
-    querystring: Type.Composite([RenderQuerySchema, Type.Object(extraQuery)]),
-    consumes: ['application/xml', 'application/json', 'application/zip'],
-    response: {
-      200: Type.String({ description: 'synchronous mode: the output document (with convert: image/png, image/jpeg, or application/zip for a pageset)', contentMediaType: 'application/pdf' }),
-      202: Type.Ref('RenderResult'),
-      408: Type.Ref('RenderResult'),
-      ...errors(400, 401, 403, 404, 405, 406, 413, 415, 500, 504),
-    },
-  });
+const ProjectParams = Type.Object({ tenant: Type.String(), project: Type.String() });
+const inputTypes = ['application/xml', 'application/json', 'application/zip'];
+// "Try it out" on the docs page starts from this XML; the grid format suits the built-in template.
+const exampleXml = '<?xml version="1.0" encoding="UTF-8"?>\n<data>\n  <item><title>Hello from pressroom</title><price>42</price></item>\n</data>\n';
+const inputBody = rawBody(inputTypes, {
+  'application/xml': { schema: { type: 'string', description: 'XML data', examples: [exampleXml] } },
+  'application/json': { schema: { description: 'JSON data (any JSON value)' } },
+});
+const renderErrors = errors(400, 401, 402, 403, 404, 405, 406, 413, 415, 500, 504);
+const pending = { 202: ref(RenderResult, 'Accepted: the tickets were queued'), 408: ref(RenderResult, 'synchronous mode: not finished within timeToWait; the tickets go on') };
 
-  app.post<{ Params: { tenant: string; project: string }; Querystring: RenderQuery }>(
+/** POST …/renderpdf, …/renderpptx (and the discouraged POST …/render?outputType=pdf). */
+export async function renderRoutes(app: App, ctx: Context): Promise<void> {
+  app.addSchema(RenderResult);
+  const tags = ['rendering'];
+  const pdf = binaryResponse('synchronous mode: the PDF; with convert one image (image/png, image/jpeg) or a ZIP of a pageset', [outputTypes.pdf, ...convertTypes]);
+
+  app.post(
     '/tenants/:tenant/projects/:project/renderpdf',
-    { schema: schema('Render XML, JSON or ZIP data to PDF') },
+    {
+      schema: {
+        tags,
+        operationId: 'renderPdf',
+        summary: 'Render XML, JSON or ZIP data to PDF',
+        params: ProjectParams,
+        querystring: RenderQuerySchema,
+        rawBody: inputBody,
+        response: { 200: pdf, ...pending, ...renderErrors },
+      },
+    },
     async (req, reply) => render(ctx, req, reply, 'pdf'),
   );
-  app.post<{ Params: { tenant: string; project: string }; Querystring: RenderQuery }>(
+  app.post(
     '/tenants/:tenant/projects/:project/renderpptx',
-    { schema: schema('Render XML (presentation format), JSON or ZIP data to a PowerPoint deck from a master .pptx') },
+    {
+      schema: {
+        tags,
+        operationId: 'renderPptx',
+        summary: 'Render XML (presentation format), JSON or ZIP data to a PowerPoint deck from a master .pptx',
+        params: ProjectParams,
+        // convert is a PDF feature: not offered here (asking for it is a 400).
+        querystring: Type.Omit(RenderQuerySchema, ['convert']),
+        rawBody: inputBody,
+        response: { 200: binaryResponse('synchronous mode: the presentation', [outputTypes.pptx]), ...pending, ...renderErrors },
+      },
+    },
     async (req, reply) => render(ctx, req, reply, 'pptx'),
   );
-  app.post<{ Params: { tenant: string; project: string }; Querystring: RenderQuery & { outputType?: string } }>(
+  app.post(
     '/tenants/:tenant/projects/:project/render',
-    { schema: { ...schema('Render (discouraged; use renderpdf)', { outputType: Type.Optional(Type.Literal('pdf')) }), deprecated: true } },
+    {
+      schema: {
+        tags,
+        operationId: 'render',
+        summary: 'Render (discouraged; use renderpdf)',
+        deprecated: true,
+        params: ProjectParams,
+        querystring: Type.Composite([RenderQuerySchema, Type.Object({ outputType: Type.Optional(Type.Literal('pdf')) })]),
+        rawBody: inputBody,
+        response: { 200: pdf, ...pending, ...renderErrors },
+      },
+    },
     async (req, reply) => render(ctx, req, reply, 'pdf'),
   );
 }
 
 async function render(
   ctx: Context,
-  req: FastifyRequest<{ Params: { tenant: string; project: string }; Querystring: RenderQuery }>,
+  req: FastifyRequest & { params: Static<typeof ProjectParams>; query: RenderQuery },
   reply: FastifyReply,
   target: 'pdf' | 'pptx',
-): Promise<unknown> {
+): Promise<FastifyReply> {
   const { tenant, project } = req.params;
   requireProject(principalOf(req), tenant, project);
   const outputType = outputTypes[target];
@@ -104,7 +121,7 @@ async function render(
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   const checkOutput = sync ? (converted: string | undefined) => requireAccepted(req, converted ?? outputType, converted !== undefined) : undefined;
   const stored = await intake(ctx, principalOf(req), { tenant, project, target, query: req.query, contentType: contentType(req), body, ...(checkOutput ? { checkOutput } : {}) });
-  const result = { tickets: stored.tickets.map((id) => ({ id })), ...(stored.aggregate ? { aggregate: { id: stored.aggregate } } : {}) };
+  const result: RenderResult = { tickets: stored.tickets.map((id) => ({ id })), ...(stored.aggregate ? { aggregate: { id: stored.aggregate } } : {}) };
   // Synchronous mode returns one document: the aggregate's, or the only ticket's. Several
   // fanout parts without an aggregate have no single result, so they are answered as async.
   const single = stored.aggregate ?? (stored.tickets.length === 1 ? stored.tickets[0]! : null);

@@ -1,11 +1,11 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import * as repository from '../../repository/index.js';
 import { contentType } from '../negotiate.js';
-import { errors } from '../schemas.js';
-import { principalOf } from '../types.js';
+import { binaryResponse, errors, rawBody } from '../schemas.js';
+import { principalOf, type App } from '../types.js';
 
 const Written = Type.Object({
   path: Type.String(),
@@ -60,35 +60,39 @@ const TreeListing = Type.Object({
   files: Type.Array(Type.Object({ path: Type.String(), name: Type.String(), size: Type.Integer(), sha256: Type.String(), updated: Type.String({ format: 'date-time' }) })),
   folders: Type.Array(Type.String()),
 });
+// Fastify's `*`; the OpenAPI document names it `path` (see openapi.ts).
 const Wildcard = Type.Object({ '*': Type.String({ description: 'repository path, e.g. tenants/<tenant>/projects/<project>/restapi/config.ion' }) });
-// Raw bodies are not validated by schema; this only documents them in OpenAPI.
-const RawBody = Type.Unsafe<Buffer>({ description: 'raw bytes' });
-const FileContent = { description: 'the file content', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } };
+const FileContent = binaryResponse('the file content, with the media type of its extension', ['*/*']);
 const zipTypes = ['application/zip', 'application/x-zip-compressed', 'application/octet-stream'];
 const tags = ['repository'];
+/** Bodies arrive as raw bytes (see app.ts); an empty request has none. */
+const rawBytes = (body: unknown): Buffer => (Buffer.isBuffer(body) ? body : Buffer.alloc(0));
 
 /** Repository files and trees: operator everywhere, a project admin under its project folder. */
-export async function repositoryRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
+export async function repositoryRoutes(app: App, ctx: Context): Promise<void> {
   const json = { produces: ['application/json'] } as const;
   // Before the body is read, so a jobs token cannot make the server parse a large upload.
   app.addHook('onRequest', async (req) => repository.requireRepositoryScope(principalOf(req)));
 
-  app.put<{ Params: { '*': string }; Body: Buffer | undefined }>(
+  app.put(
     '/repository/files/*',
-    { config: json, schema: { tags, summary: 'Insert or replace a file', consumes: ['*/*'], params: Wildcard, body: RawBody, response: { 200: Written, ...errors(400, 401, 403, 404, 406, 413) } } },
-    async (req) => repository.putFile(ctx, principalOf(req), req.params['*'], req.body ?? Buffer.alloc(0)),
+    {
+      config: json,
+      schema: { tags, operationId: 'putRepositoryFile', summary: 'Insert or replace a file', params: Wildcard, rawBody: rawBody(['*/*']), response: { 200: Written, ...errors(400, 401, 403, 404, 406, 413) } },
+    },
+    async (req) => repository.putFile(ctx, principalOf(req), req.params['*'], rawBytes(req.body)),
   );
-  app.get<{ Params: { '*': string } }>(
+  app.get(
     '/repository/files/*',
-    { schema: { tags, summary: 'Read a file (content type from the extension)', params: Wildcard, response: { 200: FileContent, ...errors(400, 401, 403, 404) } } },
+    { schema: { tags, operationId: 'getRepositoryFile', summary: 'Read a file (content type from the extension)', params: Wildcard, response: { 200: FileContent, ...errors(400, 401, 403, 404) } } },
     async (req, reply) => {
       const file = await repository.getFile(ctx, principalOf(req), req.params['*']);
       return reply.type(file.contentType).header('etag', `"${file.sha256}"`).header('last-modified', new Date(file.updated).toUTCString()).header('x-content-type-options', 'nosniff').send(file.data);
     },
   );
-  app.delete<{ Params: { '*': string } }>(
+  app.delete(
     '/repository/files/*',
-    { config: json, schema: { tags, summary: 'Delete a file', params: Wildcard, response: { 200: Deleted, ...errors(400, 401, 403, 404, 406) } } },
+    { config: json, schema: { tags, operationId: 'deleteRepositoryFile', summary: 'Delete a file', params: Wildcard, response: { 200: Deleted, ...errors(400, 401, 403, 404, 406) } } },
     async (req) => repository.deleteFile(ctx, principalOf(req), req.params['*']),
   );
 
@@ -104,12 +108,13 @@ export async function repositoryRoutes(app: FastifyInstance, ctx: Context): Prom
     bulk.addHook('preValidation', async (req) => {
       if (contentType(req) !== 'application/json') throw new AppError('unsupported_media_type', 'bulk operations take Content-Type application/json');
     });
-    bulk.post<{ Body: repository.BulkOperation[] }>(
+    bulk.withTypeProvider<TypeBoxTypeProvider>().post(
       '/repository/files',
       {
         config: json,
         schema: {
           tags,
+          operationId: 'bulkRepositoryFiles',
           summary: 'Bulk commit: GET, PUT, PATCH, DELETE operations, all-or-nothing',
           body: Type.Array(BulkOperation, { maxItems: 1000 }),
           response: { 200: BulkResults, ...errors(400, 401, 403, 404, 406, 413, 415) },
@@ -119,30 +124,30 @@ export async function repositoryRoutes(app: FastifyInstance, ctx: Context): Prom
     );
   });
 
-  app.post<{ Querystring: { removeEmpty: boolean; cometXmlMode: 'zip' | 'fileset' }; Body: Buffer | undefined }>(
+  app.post(
     '/repository/tree',
     {
       config: json,
       schema: {
         tags,
+        operationId: 'uploadRepositoryTree',
         summary: 'Upload a ZIP of files from the repository root, all-or-nothing',
-        consumes: zipTypes,
         querystring: TreeUploadQuery,
-        body: RawBody,
+        rawBody: rawBody(zipTypes),
         response: { 200: TreeUploadResult, ...errors(400, 401, 403, 404, 406, 413, 415) },
       },
     },
     async (req) => {
       if (!zipTypes.includes(contentType(req))) throw new AppError('unsupported_media_type', `tree upload takes a ZIP (${zipTypes.join(', ')})`);
-      return repository.uploadTree(ctx, principalOf(req), req.body ?? Buffer.alloc(0), req.query);
+      return repository.uploadTree(ctx, principalOf(req), rawBytes(req.body), req.query);
     },
   );
 
   const list = { config: json, schema: { tags, summary: 'List the files of a folder', querystring: TreeQuery, response: { 200: TreeListing, ...errors(400, 401, 403, 404, 406) } } };
-  app.get<{ Querystring: { recursive: boolean; pattern?: string } }>('/repository/tree', list, async (req) => repository.listTree(ctx, principalOf(req), '', req.query));
-  app.get<{ Params: { '*': string }; Querystring: { recursive: boolean; pattern?: string } }>(
+  app.get('/repository/tree', { ...list, schema: { ...list.schema, operationId: 'listRepositoryRoot' } }, async (req) => repository.listTree(ctx, principalOf(req), '', req.query));
+  app.get(
     '/repository/tree/*',
-    { ...list, schema: { ...list.schema, params: Wildcard } },
+    { ...list, schema: { ...list.schema, operationId: 'listRepositoryFolder', params: Wildcard } },
     async (req) => repository.listTree(ctx, principalOf(req), req.params['*'], req.query),
   );
 }

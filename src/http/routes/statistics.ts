@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { Context } from '../../context.js';
 import { globalStatistics, projectStatistics, statsUnits, tenantStatistics, type StatisticsParams } from '../../stats/index.js';
-import { errors } from '../schemas.js';
-import { principalOf } from '../types.js';
+import { errors, ref } from '../schemas.js';
+import { principalOf, type App } from '../types.js';
 
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 
@@ -43,30 +42,30 @@ const GlobalQuery = Type.Composite([StatisticsQuery, Type.Object({ tenant: names
 const TenantQuery = Type.Composite([StatisticsQuery, Type.Object({ project: names('project') })]);
 
 /** Usage statistics: SummaryStatus intervals, globally, per tenant and per project. */
-export async function statisticsRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
+export async function statisticsRoutes(app: App, ctx: Context): Promise<void> {
   app.addSchema(SummaryStatus);
   const config = { produces: ['application/json'] } as const;
-  const response = { 200: Type.Array(Type.Ref('SummaryStatus')), ...errors(400, 401, 403, 406) };
+  const response = { 200: Type.Array(ref(SummaryStatus), { description: 'SummaryStatus intervals' }), ...errors(400, 401, 403, 406) };
   const tags = ['statistics'];
 
-  app.get<{ Querystring: StatisticsParams }>(
+  app.get(
     '/statistics',
-    { config, schema: { tags, summary: 'Usage of every tenant and project (operator token)', querystring: GlobalQuery, response } },
+    { config, schema: { tags, operationId: 'getGlobalStatistics', summary: 'Usage of every tenant and project (operator token)', querystring: GlobalQuery, response } },
     async (req) => globalStatistics(ctx, principalOf(req), req.query),
   );
-  app.get<{ Params: { tenant: string }; Querystring: StatisticsParams }>(
+  app.get(
     '/statistics/tenants/:tenant',
     {
       config,
-      schema: { tags, summary: "Usage of a tenant's projects (a project admin token sees its own project)", params: Type.Object({ tenant: Type.String() }), querystring: TenantQuery, response },
+      schema: { tags, operationId: 'getTenantStatistics', summary: "Usage of a tenant's projects (a project admin token sees its own project)", params: Type.Object({ tenant: Type.String() }), querystring: TenantQuery, response },
     },
     async (req) => tenantStatistics(ctx, principalOf(req), req.params.tenant, req.query),
   );
-  app.get<{ Params: { tenant: string; project: string }; Querystring: StatisticsParams }>(
+  app.get(
     '/statistics/tenants/:tenant/projects/:project',
     {
       config,
-      schema: { tags, summary: 'Usage of one project (operator or project admin token)', params: Type.Object({ tenant: Type.String(), project: Type.String() }), querystring: StatisticsQuery, response },
+      schema: { tags, operationId: 'getProjectStatistics', summary: 'Usage of one project (operator or project admin token)', params: Type.Object({ tenant: Type.String(), project: Type.String() }), querystring: StatisticsQuery, response },
     },
     async (req) => projectStatistics(ctx, principalOf(req), req.params.tenant, req.params.project, req.query),
   );

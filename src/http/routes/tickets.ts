@@ -1,41 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requireProject } from '../../auth/index.js';
+import type { Static } from '@sinclair/typebox';
+import { requireProject, type Principal } from '../../auth/index.js';
 import type { Context } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { tickets } from '../../store/index.js';
 import { assertProjectExists } from '../../tenants/index.js';
-import { artifactZip, findStoredFile, isTicketId, openArtifact, outputOfType, statusView } from '../../tickets/index.js';
+import { artifactZip, findStoredFile, isTicketId, openArtifact, outputOfType, statusView, TicketStatusViewSchema } from '../../tickets/index.js';
 import { negotiate } from '../negotiate.js';
-import { errors } from '../schemas.js';
-import { principalOf } from '../types.js';
+import { binaryResponse, errors, ref } from '../schemas.js';
+import { principalOf, type App } from '../types.js';
 
 const ProjectParams = Type.Object({ tenant: Type.String(), project: Type.String() });
 const TicketParams = Type.Object({ tenant: Type.String(), project: Type.String(), ticket: Type.String() });
-
-const StatusView = Type.Object(
-  {
-    complete: Type.Boolean(),
-    tenant: Type.String(),
-    project: Type.String(),
-    ticket: Type.String(),
-    status: Type.Union([Type.String(), Type.Null()], { description: '`<step>.<outcome>` of the last finished step' }),
-    next: Type.Union([Type.String(), Type.Null()], { description: 'step due next; null when complete' }),
-    messages: Type.Array(Type.String()),
-    created: Type.String({ format: 'date-time' }),
-    updated: Type.String({ format: 'date-time' }),
-    redeliveries: Type.Integer(),
-    processingMsecs: Type.Integer(),
-    processingPages: Type.Integer(),
-    errorCode: Type.Union([Type.String(), Type.Null()]),
-    errorMessage: Type.Union([Type.String(), Type.Null()]),
-    foreignKey: Type.Union([Type.String(), Type.Null()]),
-    outputName: Type.Union([Type.String(), Type.Null()]),
-    shipped: Type.Boolean(),
-    aggregate: Type.Union([Type.String(), Type.Null()], { description: 'fanout part: id of the aggregate ticket that merges it' }),
-  },
-  { $id: 'TicketStatusView' },
-);
 
 const artifactTypes = ['application/pdf', 'application/vnd.openxmlformats-officedocument.presentationml.presentation', 'application/zip', 'image/png', 'image/jpeg'];
 
@@ -47,9 +23,11 @@ const typesByExtension: Record<string, string> = {
   jpg: 'image/jpeg',
   zip: 'application/zip',
 };
+/** What a storage download can answer: the contract's PDF, the other outputs' own types, octet-stream for the rest. */
+const storageTypes = [...new Set([...Object.values(typesByExtension), 'application/octet-stream'])];
 const typeOfName = (name: string): string | undefined => typesByExtension[name.slice(name.lastIndexOf('.') + 1)];
 
-type ProjectReq = FastifyRequest<{ Params: { tenant: string; project: string } }>;
+type ProjectReq = { principal: Principal | null; params: Static<typeof ProjectParams> };
 
 /** Token for this project, and the project exists (in that order, so nothing leaks to other tenants). */
 async function authorize(ctx: Context, req: ProjectReq): Promise<void> {
@@ -57,7 +35,7 @@ async function authorize(ctx: Context, req: ProjectReq): Promise<void> {
   await assertProjectExists(ctx, req.params.tenant, req.params.project);
 }
 
-async function loadTicket(ctx: Context, req: FastifyRequest<{ Params: { tenant: string; project: string; ticket: string } }>) {
+async function loadTicket(ctx: Context, req: ProjectReq & { params: Static<typeof TicketParams> }) {
   await authorize(ctx, req);
   const { tenant, project, ticket } = req.params;
   const row = isTicketId(ticket) ? await tickets.findProjectTicket(ctx.db.kysely, tenant, project, ticket) : undefined;
@@ -66,34 +44,38 @@ async function loadTicket(ctx: Context, req: FastifyRequest<{ Params: { tenant: 
 }
 
 /** Open tickets, ticket status, artifacts and storage downloads. */
-export async function ticketRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
-  app.addSchema(StatusView);
+export async function ticketRoutes(app: App, ctx: Context): Promise<void> {
+  app.addSchema(TicketStatusViewSchema);
   const json = { produces: ['application/json'] } as const;
 
-  app.get<{ Params: { tenant: string; project: string } }>(
+  app.get(
     '/tenants/:tenant/projects/:project/tickets',
-    { config: json, schema: { tags: ['tickets'], summary: 'Ids of the open tickets', params: ProjectParams, response: { 200: Type.Array(Type.String()), ...errors(401, 403, 404, 406) } } },
+    { config: json, schema: { tags: ['tickets'], operationId: 'listOpenTickets', summary: 'Ids of the open tickets', params: ProjectParams, response: { 200: Type.Array(Type.String()), ...errors(401, 403, 404, 406) } } },
     async (req) => {
       await authorize(ctx, req);
       return tickets.openTicketIds(ctx.db.kysely, req.params.tenant, req.params.project);
     },
   );
 
-  app.get<{ Params: { tenant: string; project: string; ticket: string } }>(
+  app.get(
     '/tenants/:tenant/projects/:project/tickets/:ticket/status',
-    { config: json, schema: { tags: ['tickets'], summary: 'Status of a ticket', params: TicketParams, response: { 200: Type.Ref('TicketStatusView'), ...errors(401, 403, 404, 406) } } },
+    {
+      config: json,
+      schema: { tags: ['tickets'], operationId: 'getTicketStatus', summary: 'Status of a ticket', params: TicketParams, response: { 200: ref(TicketStatusViewSchema), ...errors(401, 403, 404, 406) } },
+    },
     async (req) => statusView(await loadTicket(ctx, req)),
   );
 
-  app.get<{ Params: { tenant: string; project: string; ticket: string } }>(
+  app.get(
     '/tenants/:tenant/projects/:project/tickets/:ticket/artifact',
     {
       schema: {
         tags: ['tickets'],
+        operationId: 'getTicketArtifact',
         summary: 'Main artifact by Accept (application/pdf, the presentation type, image/png or image/jpeg after convert) or all artifacts (application/zip; a pageset ZIP when that is the main artifact); does not mark shipped',
         params: TicketParams,
         querystring: Type.Object({ tenant: Type.Optional(Type.String()), project: Type.Optional(Type.String()), ticket: Type.Optional(Type.String()) }),
-        response: { 200: Type.String({ description: 'the artifact bytes' }), ...errors(401, 403, 404, 406) },
+        response: { 200: binaryResponse('the artifact (Accept chooses)', artifactTypes), ...errors(401, 403, 404, 406) },
       },
     },
     async (req, reply) => {
@@ -110,15 +92,16 @@ export async function ticketRoutes(app: FastifyInstance, ctx: Context): Promise<
     },
   );
 
-  app.get<{ Params: { tenant: string; project: string; filename: string }; Querystring: { shipped?: boolean } }>(
+  app.get(
     '/tenants/:tenant/projects/:project/storage/:filename',
     {
       schema: {
         tags: ['tickets'],
+        operationId: 'downloadStoredFile',
         summary: 'Download a stored file (`<ticket>.pdf`, …); marks the ticket shipped unless shipped=false',
         params: Type.Object({ tenant: Type.String(), project: Type.String(), filename: Type.String() }),
         querystring: Type.Object({ shipped: Type.Boolean({ default: true }) }),
-        response: { 200: Type.String({ description: 'the file bytes' }), ...errors(400, 401, 403, 404) },
+        response: { 200: binaryResponse('the file: application/pdf for a PDF, the type of its extension for other outputs, else application/octet-stream', storageTypes), ...errors(400, 401, 403, 404) },
       },
     },
     async (req, reply) => {

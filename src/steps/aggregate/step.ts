@@ -1,13 +1,12 @@
 import { resolveStepConfig } from '../../config/resolve.js';
+import { ticketErrorCodes, type TicketErrorCode } from '../../errors.js';
 import { tickets, type ArtifactRow } from '../../store/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
 import { outputOfType } from '../../tickets/artifacts.js';
 import type { TicketParams } from '../../tickets/params.js';
-import type { Step, StepInput, StepOutcome } from '../step.js';
+import type { Step, StepInput, StepOutcome } from '../../tickets/step.js';
 import { mergePdfs } from './merge.js';
 
-/** errorCodes of a failed aggregate. */
-export const aggregateErrorCodes = { partFailed: '424', timeout: '504', missing: '404' } as const;
 
 /**
  * The `aggregate` step: once every fanout part succeeded, merges their PDFs in input order
@@ -23,12 +22,12 @@ export function aggregateStep(): Step {
       const parts = await tickets.aggregateParts(db, ticket.id);
       const failed = parts.find((p) => p.complete === 1 && p.status?.endsWith('.failed'));
       if (failed) {
-        return fail(aggregateErrorCodes.partFailed, `part ${(failed.part_index ?? 0) + 1} (ticket ${failed.id}) failed: ${failed.error_message ?? failed.status}`);
+        return fail(ticketErrorCodes.partFailed, `part ${(failed.part_index ?? 0) + 1} (ticket ${failed.id}) failed: ${failed.error_message ?? failed.status}`);
       }
       const open = parts.filter((p) => p.complete === 0);
       if (open.length > 0) {
         const deadline = params.deadline ?? ticket.created;
-        if (ctx.now() >= deadline) return fail(aggregateErrorCodes.timeout, `aggregate timed out: ${open.length} of ${parts.length} parts still open`);
+        if (ctx.now() >= deadline) return fail(ticketErrorCodes.timeout, `aggregate timed out: ${open.length} of ${parts.length} parts still open`);
         return { kind: 'deferred', runAfter: deadline, artifacts: [] };
       }
       const started = performance.now();
@@ -37,7 +36,7 @@ export function aggregateStep(): Step {
         // The part's PDF, also when the part was converted to images afterwards.
         const row = await outputOfType(ctx, part, 'application/pdf').catch(() => undefined);
         const pdf = row ? await ctx.blobs.get(row.blob_key) : undefined;
-        if (!pdf) return fail(aggregateErrorCodes.missing, `output of part ${(part.part_index ?? 0) + 1} (ticket ${part.id}) is no longer stored`);
+        if (!pdf) return fail(ticketErrorCodes.notFound, `output of part ${(part.part_index ?? 0) + 1} (ticket ${part.id}) is no longer stored`);
         const label = (JSON.parse(part.params) as TicketParams).label;
         sources.push({ pdf, title: label ?? `Part ${(part.part_index ?? 0) + 1}` });
       }
@@ -63,6 +62,6 @@ export function aggregateStep(): Step {
   };
 }
 
-function fail(errorCode: string, errorMessage: string): StepOutcome {
+function fail(errorCode: TicketErrorCode, errorMessage: string): StepOutcome {
   return { kind: 'failed', errorCode, errorMessage, artifacts: [] };
 }

@@ -1,7 +1,7 @@
 import { deliver } from '../../webhooks/index.js';
-import type { Step } from '../step.js';
+import type { Step } from '../../tickets/step.js';
 
 /** The `callback` step: tells each URL of `callback`, in order, that the job succeeded. */
 export function callbackStep(): Step {
-  return { name: 'callback', run: (input) => deliver(input, 'callback') };
+  return { name: 'callback', run: async (input) => ({ ...(await deliver(input, 'callback')), artifacts: [] }) };
 }

@@ -1,2 +1,2 @@
-export { convertErrorCodes, convertStep } from './step.js';
+export { convertStep } from './step.js';
 export * from './options.js';

@@ -1,39 +1,20 @@
 import type { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
 import type { Context } from '../../context.js';
+import { ticketErrorCodes, type TicketErrorCode } from '../../errors.js';
 import { tickets, type ArtifactRow, type TicketRow } from '../../store/index.js';
-import type { Step, StepInput, StepOutcome } from '../step.js';
+import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../tickets/step.js';
 import { ConvertError, type MupdfEngine, type PageImage } from '../../engines/mupdf/index.js';
 import { convertMediaType, ConvertOptionError, parseConvertOptions, type ConvertOptions } from './options.js';
 
-/** errorCode values of a failed convert step (matched by redelivery `codePattern`s). */
-export const convertErrorCodes = {
-  options: '400',
-  pdfMissing: '404',
-  tooLarge: '413',
-  pdf: '422',
-  internal: '500',
-  timeout: '504',
-  memory: '507',
-} as const;
-
-const errorCodeOf: Record<ConvertError['kind'], string> = {
-  page: convertErrorCodes.options,
-  'too-large': convertErrorCodes.tooLarge,
-  pdf: convertErrorCodes.pdf,
-  crash: convertErrorCodes.internal,
-  timeout: convertErrorCodes.timeout,
-  memory: convertErrorCodes.memory,
+const errorCodeOf: Record<ConvertError['kind'], TicketErrorCode> = {
+  page: ticketErrorCodes.input,
+  'too-large': ticketErrorCodes.tooLarge,
+  pdf: ticketErrorCodes.unprocessable,
+  crash: ticketErrorCodes.internal,
+  timeout: ticketErrorCodes.timeout,
+  memory: ticketErrorCodes.memory,
 };
-
-class StepFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /**
  * The `convert` step: draws pages of the ticket's PDF (its current output) as PNG or JPEG.
@@ -58,7 +39,7 @@ export function convertStep(deps: { mupdf: MupdfEngine }): Step {
             ? err
             : err instanceof ConvertError
               ? new StepFailure(errorCodeOf[err.kind], `convert: ${err.message}`)
-              : new StepFailure(convertErrorCodes.internal, 'internal error while converting');
+              : new StepFailure(ticketErrorCodes.internal, 'internal error while converting');
         if (!(err instanceof StepFailure || err instanceof ConvertError)) ctx.logger.error({ err, ticket: ticket.id }, 'convert step failed unexpectedly');
         return { kind: 'failed', errorCode: failure.code, errorMessage: failure.message, artifacts: [], msecs: msecs() };
       }
@@ -71,7 +52,7 @@ function parseStored(source: string | undefined): ConvertOptions {
     return parseConvertOptions(source ?? '');
   } catch (err) {
     // Intake validated the string; this only happens for tickets stored by another version.
-    if (err instanceof ConvertOptionError) throw new StepFailure(convertErrorCodes.options, `convert: ${err.message}`);
+    if (err instanceof ConvertOptionError) throw new StepFailure(ticketErrorCodes.input, `convert: ${err.message}`);
     throw err;
   }
 }
@@ -80,7 +61,7 @@ function parseStored(source: string | undefined): ConvertOptions {
 async function loadPdf(ctx: Context, ticket: TicketRow): Promise<{ row: ArtifactRow; pdf: Buffer }> {
   const row = ticket.output_name ? await tickets.findArtifactByName(ctx.db.kysely, ticket.output_name) : undefined;
   const pdf = row && row.ticket === ticket.id && row.content_type === 'application/pdf' ? await ctx.blobs.get(row.blob_key) : undefined;
-  if (!row || !pdf) throw new StepFailure(convertErrorCodes.pdfMissing, 'convert: the PDF to convert is not stored (renderpdf keepOutput must keep the output on success)');
+  if (!row || !pdf) throw new StepFailure(ticketErrorCodes.notFound, 'convert: the PDF to convert is not stored (renderpdf keepOutput must keep the output on success)');
   return { row, pdf };
 }
 

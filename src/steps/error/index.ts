@@ -1,7 +1,7 @@
 import { deliver } from '../../webhooks/index.js';
-import type { Step } from '../step.js';
+import type { Step } from '../../tickets/step.js';
 
 /** The `error` step: reports a terminal failure to each URL of `error`, in order. */
 export function errorStep(): Step {
-  return { name: 'error', run: (input) => deliver(input, 'error') };
+  return { name: 'error', run: async (input) => ({ ...(await deliver(input, 'error')), artifacts: [] }) };
 }

@@ -1,12 +1,13 @@
 import { downloadCounters, type MediaAssets } from '../../assets/index.js';
 import { lookupRepositoryFile, resolveStepConfig } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
+import { ticketErrorCodes } from '../../errors.js';
 import { recordUsage } from '../../stats/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
-import type { Step, StepInput, StepOutcome } from '../step.js';
-import { ArtifactWriter, renderErrorCodes, StepFailure, transformedInput } from '../step-support.js';
+import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../tickets/step.js';
+import { ArtifactWriter, transformedInput } from '../step-support.js';
 import type { Transformer } from '../../engines/xslt/index.js';
-import { readBuiltinTemplate, readHelperLibrary } from './builtin-templates.js';
+import { readBuiltinTemplate, readHelperLibrary } from '../../repository/builtin-templates.js';
 import { JobLog } from './job-log.js';
 import { BlobCache, fontSet, repositoryView } from './job-view.js';
 import { JOB_ROOT, RenderError, type TypstEngine } from '../../engines/typst/index.js';
@@ -65,10 +66,10 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
           assets: assets.assetsInput,
         };
         for (const [k, v] of Object.entries(params.custom)) inputs[`custom.${k}`] = v;
-        const timeoutMs = (config.maxExecutionMillis as number | undefined) ?? ctx.settings.renderTimeoutMs;
-        const pdfStandard = config.pdfStandard as string | undefined;
+        const timeoutMs = config.maxExecutionMillis ?? ctx.settings.renderTimeoutMs;
+        const pdfStandard = config.pdfStandard;
         // PDF/UA and the "a" conformance levels of PDF/A require tags; otherwise they are opt-in.
-        const pdfTags = (config.pdfTags as boolean | undefined) ?? (pdfStandard !== undefined && /^(ua-1|a-[123]a)$/.test(pdfStandard));
+        const pdfTags = config.pdfTags ?? (pdfStandard !== undefined && /^(ua-1|a-[123]a)$/.test(pdfStandard));
         const out = await deps.typst
           .render(
             {
@@ -84,7 +85,7 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
           .catch((err: unknown) => {
             if (err instanceof RenderError) {
               for (const d of err.diagnostics.slice(1)) log.warn(d);
-              const code = { timeout: renderErrorCodes.timeout, memory: renderErrorCodes.memory, crash: renderErrorCodes.internal, template: renderErrorCodes.template }[err.kind];
+              const code = { timeout: ticketErrorCodes.timeout, memory: ticketErrorCodes.memory, crash: ticketErrorCodes.internal, template: ticketErrorCodes.unprocessable }[err.kind];
               throw new StepFailure(code, err.kind === 'template' ? `template ${params.documentTemplate}: ${err.message}` : err.message);
             }
             throw err;
@@ -100,7 +101,7 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
         }
         return { kind: 'succeeded', artifacts: stored.rows, outputName, msecs: Math.round(msecs), pages: out.pages, messages: warnings };
       } catch (err) {
-        const failure = err instanceof StepFailure ? err : new StepFailure(renderErrorCodes.internal, 'internal error while rendering');
+        const failure = err instanceof StepFailure ? err : new StepFailure(ticketErrorCodes.internal, 'internal error while rendering');
         if (!(err instanceof StepFailure)) ctx.logger.error({ err, ticket: ticket.id }, 'render step failed unexpectedly');
         log.fatal(failure.message);
         if (keep.log.onError) {
@@ -118,5 +119,5 @@ async function loadTemplate(ctx: Context, cache: BlobCache, tenant: string, proj
   if (row) return { data: await cache.get(ctx, row), source: row.path };
   const builtin = await readBuiltinTemplate(name);
   if (builtin) return { data: builtin, source: 'built-in' };
-  throw new StepFailure(renderErrorCodes.notFound, `template ${name} not found in master-documents/`);
+  throw new StepFailure(ticketErrorCodes.notFound, `template ${name} not found in master-documents/`);
 }

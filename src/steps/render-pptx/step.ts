@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
+import { ticketErrorCodes } from '../../errors.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
 import { JobLog } from '../render-pdf/job-log.js';
 import { repositoryView } from '../render-pdf/job-view.js';
-import type { Step, StepInput, StepOutcome } from '../step.js';
-import { ArtifactWriter, renderErrorCodes, StepFailure, transformedInput } from '../step-support.js';
+import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../tickets/step.js';
+import { ArtifactWriter, transformedInput } from '../step-support.js';
 import type { Transformer } from '../../engines/xslt/index.js';
 import { builtinMasterPath } from './builtin.js';
 import { PptxError } from './errors.js';
@@ -38,7 +39,7 @@ export function renderPptxStep(deps: { transformer: Transformer }): Step {
     async run({ ctx, ticket, params }: StepInput): Promise<StepOutcome> {
       const config = await resolveStepConfig(ctx, 'renderpptx', ticket.tenant, ticket.project);
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults.renderpptx);
-      const pptxLog = (config.pptxLog as 'on' | 'off' | 'enableLogOnError' | undefined) ?? 'enableLogOnError';
+      const pptxLog = config.pptxLog ?? 'enableLogOnError';
       const log = new JobLog(ctx.now);
       const stored = new ArtifactWriter(ctx, ticket);
       let content: Buffer | null = null;
@@ -47,7 +48,7 @@ export function renderPptxStep(deps: { transformer: Transformer }): Step {
         log.info(`ticket ${ticket.id} tenant ${ticket.tenant} project ${ticket.project} attempt ${ticket.attempt}`);
         const job = await transformedInput(ctx, deps.transformer, ticket, params, log);
         const { data, dataType } = job;
-        if (dataType !== 'xml') throw new StepFailure(renderErrorCodes.input, 'renderpptx needs XML in the presentation format; add a transform for JSON input');
+        if (dataType !== 'xml') throw new StepFailure(ticketErrorCodes.input, 'renderpptx needs XML in the presentation format; add a transform for JSON input');
         content = data;
         const master = await loadMaster(ctx, ticket.tenant, ticket.project, params.documentTemplate);
         log.info(`master ${params.documentTemplate} (${master.source})`);
@@ -58,14 +59,14 @@ export function renderPptxStep(deps: { transformer: Transformer }): Step {
         for (const r of job.resources) resources.set(r.name, r.data);
         const options: PptxOptions = {};
         for (const k of optionNames) if (config[k] !== undefined) (options as Record<string, unknown>)[k] = config[k];
-        const limit = (config.maxExecutionMillis as number | undefined) ?? DEFAULT_MAX_EXECUTION_MS;
+        const limit = config.maxExecutionMillis ?? DEFAULT_MAX_EXECUTION_MS;
         const signal = AbortSignal.timeout(limit);
         const out = await renderPptx({ master: master.data, data, resources, options, signal, log: (level, message) => log[level](message) }).catch((err: unknown) => {
           if (signal.aborted) {
             log.fatal(`maxExecutionMillis (${limit} ms) exceeded; the render was stopped`);
-            throw new StepFailure(renderErrorCodes.timeout, `render stopped after maxExecutionMillis (${limit} ms)`);
+            throw new StepFailure(ticketErrorCodes.timeout, `render stopped after maxExecutionMillis (${limit} ms)`);
           }
-          if (err instanceof PptxError) throw new StepFailure(renderErrorCodes.template, `${err.kind}: ${err.message}`);
+          if (err instanceof PptxError) throw new StepFailure(ticketErrorCodes.unprocessable, `${err.kind}: ${err.message}`);
           throw err;
         });
         const msecs = Math.round(performance.now() - started);
@@ -78,9 +79,9 @@ export function renderPptxStep(deps: { transformer: Transformer }): Step {
         }
         return { kind: 'succeeded', artifacts: stored.rows, outputName, msecs, pages: out.slides };
       } catch (err) {
-        const failure = err instanceof StepFailure ? err : new StepFailure(renderErrorCodes.internal, 'internal error while rendering the presentation');
+        const failure = err instanceof StepFailure ? err : new StepFailure(ticketErrorCodes.internal, 'internal error while rendering the presentation');
         if (!(err instanceof StepFailure)) ctx.logger.error({ err, ticket: ticket.id }, 'renderpptx failed unexpectedly');
-        if (!(err instanceof StepFailure && failure.code === renderErrorCodes.timeout)) log.fatal(failure.message);
+        if (!(err instanceof StepFailure && failure.code === ticketErrorCodes.timeout)) log.fatal(failure.message);
         if (keep.log.onError) {
           if (content) await stored.put(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
           if (pptxLog !== 'off') await stored.put(`${ticket.id}.pptx.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
@@ -95,5 +96,5 @@ async function loadMaster(ctx: Context, tenant: string, project: string, name: s
   const ref = await lookupRepositoryFile(ctx, tenant, project, `powerpoint/${name}.pptx`);
   if (ref) return { data: await readRepositoryBlob(ctx, ref), source: ref.path };
   if (name === 'default') return { data: await readFile(builtinMasterPath()), source: 'built-in' };
-  throw new StepFailure(renderErrorCodes.notFound, `master ${name} not found in powerpoint/`);
+  throw new StepFailure(ticketErrorCodes.notFound, `master ${name} not found in powerpoint/`);
 }

@@ -1,7 +1,7 @@
 import { deliver } from '../../webhooks/index.js';
-import type { Step } from '../step.js';
+import type { Step } from '../../tickets/step.js';
 
 /** The `upload` step: the output to each URL of `upload` in order (or to a DAM); 2xx ships it. */
 export function uploadStep(): Step {
-  return { name: 'upload', run: (input) => deliver(input, 'upload') };
+  return { name: 'upload', run: async (input) => ({ ...(await deliver(input, 'upload')), artifacts: [] }) };
 }

@@ -1,9 +1,13 @@
+import type { StepConfig } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { retention } from '../../store/index.js';
 import type { KeepUntil } from '../../tenants/index.js';
 
 /** When a step stores a kind of file: `keepOutput` and `keepLog` values. */
 export type KeepWhen = 'never' | 'onerror' | 'onsuccess' | 'always';
+
+/** The retention properties of a render step's config.ion (renderpdf and renderpptx share them). */
+export type RetentionConfig = Pick<StepConfig<'renderpdf'>, 'keepOutput' | 'keepOutputForSeconds' | 'keepOutputUntil' | 'keepLog' | 'keepLogForSeconds' | 'keepLogUntil'>;
 
 /** What to do with one kind of file (output, or log and content) of one step run. */
 export interface KeepRule {
@@ -53,7 +57,7 @@ export interface ProjectRetention {
  * (`keepOutputUntil`/`keepLogUntil`, any level), then the project's `keepUntil`, then the
  * default. A project `expires` date caps every file's expiry, whatever its rule.
  */
-export function keepPlan(config: Record<string, unknown>, project: ProjectRetention | null, defaults: RetentionDefaults, now: number): RetentionPlan {
+export function keepPlan(config: RetentionConfig, project: ProjectRetention | null, defaults: RetentionDefaults, now: number): RetentionPlan {
   const projectRule = (project?.keep_until ?? undefined) as KeepUntil | undefined;
   const purge = project?.expires ?? null;
   const make = (when: KeepWhen, seconds: number, rule: KeepUntil): KeepRule => {
@@ -63,19 +67,19 @@ export function keepPlan(config: Record<string, unknown>, project: ProjectRetent
   };
   return {
     output: make(
-      (config.keepOutput as KeepWhen | undefined) ?? defaults.keepOutput,
-      (config.keepOutputForSeconds as number | undefined) ?? defaults.keepOutputForSeconds,
-      (config.keepOutputUntil as KeepUntil | undefined) ?? projectRule ?? defaults.keepOutputUntil,
+      config.keepOutput ?? defaults.keepOutput,
+      config.keepOutputForSeconds ?? defaults.keepOutputForSeconds,
+      config.keepOutputUntil ?? projectRule ?? defaults.keepOutputUntil,
     ),
     log: make(
-      (config.keepLog as KeepWhen | undefined) ?? defaults.keepLog,
-      (config.keepLogForSeconds as number | undefined) ?? defaults.keepLogForSeconds,
-      (config.keepLogUntil as KeepUntil | undefined) ?? projectRule ?? defaults.keepLogUntil,
+      config.keepLog ?? defaults.keepLog,
+      config.keepLogForSeconds ?? defaults.keepLogForSeconds,
+      config.keepLogUntil ?? projectRule ?? defaults.keepLogUntil,
     ),
   };
 }
 
 /** {@link keepPlan} for a ticket's project, read from the store; `config` is the step's resolved config.ion. */
-export async function retentionPlan(ctx: Context, tenant: string, project: string, config: Record<string, unknown>, defaults: RetentionDefaults): Promise<RetentionPlan> {
+export async function retentionPlan(ctx: Context, tenant: string, project: string, config: RetentionConfig, defaults: RetentionDefaults): Promise<RetentionPlan> {
   return keepPlan(config, await retention.projectRetention(ctx.db.kysely, tenant, project), defaults, ctx.now());
 }

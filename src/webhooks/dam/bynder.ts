@@ -73,7 +73,7 @@ export async function bynderUpload(job: DamUpload): Promise<Exchange | DeliveryF
   const prepared = await call('POST', 'v7/file_cmds/upload/prepare', Buffer.from('{}'), { 'content-type': 'application/json' });
   if (isDeliveryFailure(prepared)) return prepared;
   const fileId = (json(prepared) as { file_id?: unknown } | undefined)?.file_id;
-  if (typeof fileId !== 'string' || !/^[\w-]+$/.test(fileId)) return { errorCode: '502', message: `DAM ${base}: prepare answered without a usable file_id` };
+  if (typeof fileId !== 'string' || !/^[\w-]+$/.test(fileId)) return { errorCode: webhookErrorCodes.network, message: `DAM ${base}: prepare answered without a usable file_id` };
 
   const whole = createHash('sha256');
   let size = 0;

@@ -5,7 +5,7 @@ export const keepWhen = r.oneOf('never', 'onerror', 'onsuccess', 'always');
 export const keepUntil = r.oneOf('shipped', 'expired', 'shippedOrExpired', 'forever');
 
 /** One redelivery rule; the first rule whose codePattern matches the exit code applies. */
-export const redeliverOnError: Rule = r.list(
+export const redeliverOnError = r.list(
   r.struct({
     codePattern: r.regex(),
     maxRedeliveries: r.int(0, 100),
@@ -53,7 +53,7 @@ const connectionBase = {
 };
 
 /** The schema of a webhook step folder (upload, callback, error): connections and redelivery. */
-export function webhookConfig(extra: Record<string, Rule> = {}): Rule {
+export function webhookConfig<E extends Record<string, Rule> = Record<never, Rule>>(extra: E = {} as E) {
   return r.struct({
     connections: r.list(r.struct({ ...connectionBase, ...extra }, { required: ['url'] })),
     redeliverOnError,

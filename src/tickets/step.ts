@@ -1,6 +1,7 @@
+import type { TicketErrorCode } from '../errors.js';
 import type { Context } from '../context.js';
 import type { ArtifactRow, TicketRow } from '../store/index.js';
-import type { TicketParams } from '../tickets/params.js';
+import type { TicketParams } from './params.js';
 
 /** What a step is handed: the context, the claimed ticket and its parsed parameters. */
 export interface StepInput {
@@ -46,4 +47,14 @@ export type StepOutcome =
 export interface Step {
   readonly name: string;
   run(input: StepInput): Promise<StepOutcome>;
+}
+
+/** A step's expected failure, thrown inside a step and turned into its `failed` outcome. */
+export class StepFailure extends Error {
+  constructor(
+    readonly code: TicketErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
 }

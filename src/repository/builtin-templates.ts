@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * The folder of the built-in Typst files: `templates/typst` in the package root, found by
  * walking up from `start` to the first folder that holds both package.json and that folder.
- * This file runs from `src/steps/render-pdf/` under tsx and from `dist/steps/render-pdf/`
+ * This file runs from `src/repository/` under tsx and from `dist/repository/`
  * when compiled; a package.json on the way without templates (a build marker) is skipped.
  */
 export function findTemplatesDir(start: string): string {
