@@ -1,4 +1,4 @@
-import { Transformer, type TransformRequest } from '../src/steps/transform/index.js';
+import { Transformer, type TransformRequest } from '../src/engines/xslt/index.js';
 
 const XSL = 'xmlns:xsl="http://www.w3.org/1999/XSL/Transform" exclude-result-prefixes="#all"';
 const copy = `<xsl:stylesheet version="3.0" ${XSL}><xsl:template match="/"><out><xsl:copy-of select="."/></out></xsl:template></xsl:stylesheet>`;
