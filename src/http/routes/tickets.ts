@@ -39,7 +39,7 @@ const StatusView = Type.Object(
 
 const artifactTypes = ['application/pdf', 'application/vnd.openxmlformats-officedocument.presentationml.presentation', 'application/zip', 'image/png', 'image/jpeg'];
 
-/** Content types of stored files by extension (the contract names pdf; beyond it, the other outputs get their own types rather than octet-stream). */
+/** Content types of outputs by extension, for the artifact endpoint (content negotiation needs the real types). */
 const typesByExtension: Record<string, string> = {
   pdf: 'application/pdf',
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
@@ -115,7 +115,7 @@ export async function ticketRoutes(app: FastifyInstance, ctx: Context): Promise<
     {
       schema: {
         tags: ['tickets'],
-        summary: 'Download a stored file (`<ticket>.pdf`, …); marks the ticket shipped unless shipped=false',
+        summary: 'Download a stored file (`<ticket>.pdf`, …) as application/pdf for `pdf`, application/octet-stream otherwise; marks the ticket shipped unless shipped=false',
         params: Type.Object({ tenant: Type.String(), project: Type.String(), filename: Type.String() }),
         querystring: Type.Object({ shipped: Type.Boolean({ default: true }) }),
         response: { 200: Type.String({ description: 'the file bytes' }), ...errors(400, 401, 403, 404) },
@@ -128,7 +128,8 @@ export async function ticketRoutes(app: FastifyInstance, ctx: Context): Promise<
       if (req.query.shipped !== false && row.kind === 'output') {
         reply.raw.once('finish', () => void tickets.markShipped(ctx.db.kysely, ticket.id, ctx.now()).catch(() => {}));
       }
-      const type = typeOfName(row.name) ?? 'application/octet-stream';
+      // The contract: application/pdf for `pdf`, application/octet-stream for every other extension.
+      const type = row.name.endsWith('.pdf') ? 'application/pdf' : 'application/octet-stream';
       return reply.type(type).header('content-disposition', `attachment; filename="${row.name}"`).send(stream);
     },
   );
