@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Context } from '../../context.js';
 import { globalStatistics, projectStatistics, statsUnits, tenantStatistics, type StatisticsParams } from '../../stats/index.js';
 import { errors } from '../schemas.js';
@@ -49,25 +49,32 @@ export async function statisticsRoutes(app: FastifyInstance, ctx: Context): Prom
   const response = { 200: Type.Array(Type.Ref('SummaryStatus')), ...errors(400, 401, 403, 406) };
   const tags = ['statistics'];
 
-  app.get<{ Querystring: StatisticsParams }>(
-    '/statistics',
-    { config, schema: { tags, summary: 'Usage of every tenant and project (operator token)', querystring: GlobalQuery, response } },
-    async (req) => globalStatistics(ctx, principalOf(req), req.query),
-  );
-  app.get<{ Params: { tenant: string }; Querystring: StatisticsParams }>(
-    '/statistics/tenants/:tenant',
-    {
-      config,
-      schema: { tags, summary: "Usage of a tenant's projects (a project admin token sees its own project)", params: Type.Object({ tenant: Type.String() }), querystring: TenantQuery, response },
-    },
-    async (req) => tenantStatistics(ctx, principalOf(req), req.params.tenant, req.query),
-  );
-  app.get<{ Params: { tenant: string; project: string }; Querystring: StatisticsParams }>(
-    '/statistics/tenants/:tenant/projects/:project',
-    {
-      config,
-      schema: { tags, summary: 'Usage of one project (operator or project admin token)', params: Type.Object({ tenant: Type.String(), project: Type.String() }), querystring: StatisticsQuery, response },
-    },
-    async (req) => projectStatistics(ctx, principalOf(req), req.params.tenant, req.params.project, req.query),
-  );
+  // GET is the documented method. POST with the same query parameters answers the same, because
+  // the contract's reference text shows a POST in its example; it stays out of the OpenAPI document.
+  const both = <T extends object>(route: T & { schema: object }) => [
+    { ...route, method: 'GET' as const },
+    { ...route, method: 'POST' as const, schema: { ...route.schema, hide: true } },
+  ];
+  for (const route of both({
+    url: '/statistics',
+    config,
+    schema: { tags, summary: 'Usage of every tenant and project (operator token)', querystring: GlobalQuery, response },
+    handler: async (req: FastifyRequest<{ Querystring: StatisticsParams }>) => globalStatistics(ctx, principalOf(req), req.query),
+  }))
+    app.route(route);
+  for (const route of both({
+    url: '/statistics/tenants/:tenant',
+    config,
+    schema: { tags, summary: "Usage of a tenant's projects (a project admin token sees its own project)", params: Type.Object({ tenant: Type.String() }), querystring: TenantQuery, response },
+    handler: async (req: FastifyRequest<{ Params: { tenant: string }; Querystring: StatisticsParams }>) => tenantStatistics(ctx, principalOf(req), req.params.tenant, req.query),
+  }))
+    app.route(route);
+  for (const route of both({
+    url: '/statistics/tenants/:tenant/projects/:project',
+    config,
+    schema: { tags, summary: 'Usage of one project (operator or project admin token)', params: Type.Object({ tenant: Type.String(), project: Type.String() }), querystring: StatisticsQuery, response },
+    handler: async (req: FastifyRequest<{ Params: { tenant: string; project: string }; Querystring: StatisticsParams }>) =>
+      projectStatistics(ctx, principalOf(req), req.params.tenant, req.params.project, req.query),
+  }))
+    app.route(route);
 }
