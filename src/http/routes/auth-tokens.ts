@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { authenticate } from '../../auth/index.js';
+import { authenticate, FailureLimit } from '../../auth/index.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { contentType } from '../negotiate.js';
@@ -33,6 +33,8 @@ function oauthError(url: string, code: 'invalid_request' | 'invalid_grant' | 'in
 
 /** POST /auth/{tenant}/tokens: a password grant, form-urlencoded in, JSON out. */
 export async function authRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
+  const limit = new FailureLimit(ctx.db, ctx.settings, () => ctx.now());
+  const counts = (err: unknown) => err instanceof AppError && (err.code === 'invalid_grant' || err.code === 'invalid_scope');
   app.post<{ Params: { tenant: string } }>(
     '/:tenant/tokens',
     {
@@ -44,7 +46,7 @@ export async function authRoutes(app: FastifyInstance, ctx: Context): Promise<vo
         params: Type.Object({ tenant: Type.String() }),
         consumes: ['application/x-www-form-urlencoded'],
         body: Type.Any({ description: 'form fields username, password, project, scope (jobs or admin)' }),
-        response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError },
+        response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError, 429: Type.Ref('ErrorBody') },
       },
     },
     async (req) => {
@@ -62,13 +64,11 @@ export async function authRoutes(app: FastifyInstance, ctx: Context): Promise<vo
       }
       if (missing.length > 0) throw oauthError(req.url, 'invalid_request', `form field(s) missing, empty or repeated: ${missing.join(', ')}`);
       try {
-        const grant = await authenticate(ctx.db, {
-          tenant: req.params.tenant,
-          username: values.username!,
-          password: values.password!,
-          project: values.project!,
-          scope: values.scope!,
-        });
+        const grant = await limit.guard(
+          { user: values.username!, address: req.ip },
+          () => authenticate(ctx.db, { tenant: req.params.tenant, username: values.username!, password: values.password!, project: values.project!, scope: values.scope! }),
+          counts,
+        );
         const { token, expiresIn } = await ctx.tokens.issue(grant);
         req.log.info({ user: grant.user, tenant: grant.tenant, project: grant.project, scope: grant.scope }, 'token issued');
         return { token_type: 'bearer' as const, access_token: token, expires_in: expiresIn, scope: grant.scope };
@@ -77,6 +77,7 @@ export async function authRoutes(app: FastifyInstance, ctx: Context): Promise<vo
           req.log.info({ user: values.username, tenant: req.params.tenant, reason: err.code }, 'token refused');
           throw oauthError(req.url, err.code, err.publicMessage);
         }
+        if (err instanceof AppError && err.code === 'rate_limited') req.log.warn({ user: values.username, tenant: req.params.tenant, address: req.ip }, 'token refused: too many failures');
         throw err;
       }
     },
