@@ -23,7 +23,7 @@ export const errorCatalogue = {
   conflict: { status: 409, doc: 'The tenant, project or user exists already.' },
   payload_too_large: { status: 413, doc: 'The request body is larger than the configured limit.' },
   unsupported_media_type: { status: 415, doc: 'The Content-Type is not accepted by this endpoint.' },
-  rate_limited: { status: 429, doc: 'Rate limited (defined by the contract, not used).' },
+  rate_limited: { status: 429, doc: 'Token service: too many failed token requests for this user name or from this address; `Retry-After` says when to try again.' },
   internal: { status: 500, doc: 'Unknown error; the cause is logged, not sent.' },
   render_failed: { status: 500, doc: 'Synchronous mode: the ticket failed; the message carries its status, errorCode and error message.' },
   no_fanout_data: { status: 500, doc: 'The input could not be enqueued because no fanout data was found.' },

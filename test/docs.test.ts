@@ -77,6 +77,18 @@ describe('documentation matches the code', () => {
     }
   });
 
+  it('docs/transform.md states the XSLT time limit the service applies: the render time limit', () => {
+    const doc = read('docs/transform.md');
+    const limit = loadSettings({}).renderTimeoutMs;
+    const row = tableAfter(doc, '## Options').find((r) => r[0] === '`timeoutMs`');
+    assert.equal(Number(row?.[1]), limit, 'default of timeoutMs in the options table');
+    assert.match(row![2]!, /PRESSROOM_RENDER_TIMEOUT_MS/);
+    const stated = [...doc.matchAll(/stopped after (\d+) ms/g)].map((m) => Number(m[1]));
+    assert.ok(stated.length > 0);
+    assert.deepEqual(stated, stated.map(() => limit), 'the example time-out message');
+    assert.doesNotMatch(doc, /timeoutMs: 30_000/);
+  });
+
   it('the docs mention no PRESSROOM_ variable that does not exist', () => {
     const known = new Set(Object.values(definitions).map((d) => d.env));
     const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];

@@ -38,6 +38,19 @@ describeEachStore('renderpptx over HTTP', (kind) => {
     assert.match(view.slides[1]!.shapes.map((x) => x.text).join(' '), /Europe strongest/);
   });
 
+  it('serves the stored deck as application/octet-stream; the artifact endpoint keeps the presentation type', async () => {
+    const [id] = await submit(t, tokens.jobs, deck, { target: 'renderpptx' });
+    assert.equal((await waitComplete(t, tokens.jobs, id!)).status, 'renderpptx.succeeded');
+    const stored = await t.fetch(`/rest/tenants/acme/projects/shop/storage/${id}.pptx?shipped=false`, { token: tokens.jobs, headers: { accept: '*/*' } });
+    assert.equal(stored.status, 200);
+    assert.equal(stored.headers.get('content-type'), 'application/octet-stream');
+    const bytes = Buffer.from(await stored.arrayBuffer());
+    assert.equal((await openDeck(bytes)).slides.length, 2);
+    const res = await t.fetch(`/rest/tenants/acme/projects/shop/tickets/${id}/artifact`, { token: tokens.jobs, headers: { accept: '*/*' } });
+    assert.equal(res.headers.get('content-type'), PPTX);
+    assert.ok(Buffer.from(await res.arrayBuffer()).equals(bytes));
+  });
+
   it('answers synchronously with the deck', async () => {
     const res = await t.fetch('/rest/tenants/acme/projects/shop/renderpptx?timeToWait=30000', {
       method: 'POST',

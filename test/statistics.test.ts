@@ -172,6 +172,24 @@ describeEachStore('statistics', (kind) => {
     }
   });
 
+  it('answers POST with the same query parameters exactly as GET (the reference text shows a POST)', async () => {
+    for (const [path, token] of [
+      ['/rest/statistics?unit=year&tenant=acme&project=shop,other', shop.op],
+      ['/rest/statistics/tenants/acme?unit=day&project=shop', shop.admin],
+      ['/rest/statistics/tenants/acme/projects/shop?unit=hour&startDate=2024-03-01T00:00:00Z', shop.admin],
+    ] as const) {
+      const res = await t.fetch(path, { method: 'POST', token });
+      const text = await res.text();
+      assert.equal(res.status, 200, `${path}: ${text}`);
+      assert.deepEqual(JSON.parse(text), await get(path, token), path);
+      assert.ok((JSON.parse(text) as unknown[]).length > 0, path);
+    }
+    const bad = await t.fetch('/rest/statistics/tenants/acme/projects/shop?unit=week', { method: 'POST', token: shop.admin });
+    assert.equal(bad.status, 400);
+    assert.equal((await t.fetch('/rest/statistics', { method: 'POST', token: shop.admin })).status, 403);
+    assert.equal((await t.fetch('/rest/statistics', { method: 'POST' })).status, 401);
+  });
+
   it('adds media downloads, cache hits and uploads recorded by other steps', async () => {
     const at = Date.parse('2024-03-01T05:30:00Z');
     await recordUsage(t.server.ctx, 'acme', 'shop', at, { downloadRequests: 2, downloadBytes: 3000, downloadMsec: 40, cacheHits: 3 });
@@ -189,5 +207,8 @@ describeEachStore('statistics', (kind) => {
     assert.deepEqual(params('/rest/statistics/tenants/{tenant}'), ['endDate', 'project', 'startDate', 'tenant', 'unit']);
     assert.deepEqual(params('/rest/statistics/tenants/{tenant}/projects/{project}'), ['endDate', 'project', 'startDate', 'tenant', 'unit']);
     assert.match(JSON.stringify(spec), /"cacheHits"/);
+    for (const path of ['/rest/statistics', '/rest/statistics/tenants/{tenant}', '/rest/statistics/tenants/{tenant}/projects/{project}']) {
+      assert.deepEqual(Object.keys(spec.paths[path]!), ['get'], `${path}: GET is the documented method`);
+    }
   });
 });

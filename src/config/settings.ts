@@ -29,6 +29,12 @@ export interface Settings {
   readonly sealKey: string | null;
   /** Token lifetime in seconds. @defaultValue 3600 */
   readonly tokenTtlSeconds: number;
+  /** Failed token requests for one user name within the window before it is refused (429). @defaultValue 20 */
+  readonly authUserFailures: number;
+  /** Failed token requests from one client address within the window before it is refused (429). @defaultValue 100 */
+  readonly authAddressFailures: number;
+  /** Window of those two limits, in seconds. @defaultValue 60 */
+  readonly authFailureWindowSeconds: number;
   /** `iss` claim of issued tokens. @defaultValue pressroom */
   readonly jwtIssuer: string;
   /** `aud` claim of issued tokens. @defaultValue pressroom */
@@ -176,6 +182,21 @@ export const definitions: Definitions = {
     },
   },
   tokenTtlSeconds: { env: 'PRESSROOM_TOKEN_TTL_SECONDS', doc: 'Access token lifetime in seconds.', parse: int('PRESSROOM_TOKEN_TTL_SECONDS', 3600, 60, 31_536_000) },
+  authUserFailures: {
+    env: 'PRESSROOM_AUTH_USER_FAILURES',
+    doc: 'Failed token requests for one user name (any tenant, any address) within the window; every request for that name after them gets 429 until the window ends.',
+    parse: int('PRESSROOM_AUTH_USER_FAILURES', 20, 1, 1_000_000),
+  },
+  authAddressFailures: {
+    env: 'PRESSROOM_AUTH_ADDRESS_FAILURES',
+    doc: 'Failed token requests from one client address (any user name) within the window; every token request from it after them gets 429 until the window ends.',
+    parse: int('PRESSROOM_AUTH_ADDRESS_FAILURES', 100, 1, 1_000_000),
+  },
+  authFailureWindowSeconds: {
+    env: 'PRESSROOM_AUTH_FAILURE_WINDOW_SECONDS',
+    doc: 'Window of the two failure limits; it starts with the first failure and the 429 answers carry Retry-After up to its end.',
+    parse: int('PRESSROOM_AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 3600),
+  },
   jwtIssuer: { env: 'PRESSROOM_JWT_ISSUER', doc: '`iss` claim of access tokens.', parse: str('pressroom') },
   jwtAudience: { env: 'PRESSROOM_JWT_AUDIENCE', doc: '`aud` claim of access tokens.', parse: str('pressroom') },
   bodyLimit: { env: 'PRESSROOM_BODY_LIMIT', doc: 'Largest request body in bytes (413 above).', parse: int('PRESSROOM_BODY_LIMIT', 100 * 1024 * 1024, 1024, 2 ** 31 - 1) },

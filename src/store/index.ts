@@ -12,4 +12,6 @@ export * as webhookState from './webhooks.js';
 export type { TicketRow, ArtifactRow, TicketPatch } from './tickets.js';
 export * as retention from './retention.js';
 export * as stats from './stats.js';
+export * as authFailures from './auth-failures.js';
+export type { FailureCount } from './auth-failures.js';
 export type { StatsRow, StatsFilter } from './stats.js';

@@ -139,6 +139,14 @@ export interface StatsTable {
   cache_hits: number;
 }
 
+/** Failed token requests of one subject (`user:<name>` or `address:<ip>`) in its current window. */
+export interface AuthFailuresTable {
+  subject: string;
+  failures: number;
+  /** End of the window, epoch ms; a failure after it starts a new window. */
+  expires: number;
+}
+
 export interface Database {
   meta: MetaTable;
   users: UsersTable;
@@ -149,4 +157,5 @@ export interface Database {
   artifacts: ArtifactsTable;
   stats: StatsTable;
   quota_usage: QuotaUsageTable;
+  auth_failures: AuthFailuresTable;
 }

@@ -115,7 +115,7 @@ async function notify(run: Run, target: Target): Promise<Exchange | DeliveryFail
     run.session,
     target.conn,
     {},
-    (auth) => ({ method: n.method, url: target.url, headers: { ...n.headers, ...signature, ...auth }, ...(n.body ? { body: n.body } : {}) }),
+    (auth) => ({ method: n.method, url: target.url, headers: { ...n.headers, ...signature, ...auth }, originOnly: n.originOnly, ...(n.body ? { body: n.body } : {}) }),
     limitsOf(target.ev.step, target.conn),
   );
   return checked(run.session, result);
@@ -150,7 +150,14 @@ async function upload(run: Run, target: Target): Promise<Exchange | DeliveryFail
     run.session,
     target.conn,
     {},
-    (auth) => ({ method: shape.method, url: target.url, headers: { ...shape.headers, ...signature, ...auth }, body: { open, length: output.size }, chunked: shape.chunked }),
+    (auth) => ({
+      method: shape.method,
+      url: target.url,
+      headers: { ...shape.headers, ...signature, ...auth },
+      originOnly: shape.originOnly,
+      body: { open, length: output.size },
+      chunked: shape.chunked,
+    }),
     limits,
   );
   return checked(run.session, result);

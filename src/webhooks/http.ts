@@ -12,6 +12,11 @@ export interface OutgoingRequest {
   body?: RequestBody;
   /** Stream bodies: chunked transfer encoding instead of Content-Length. */
   chunked?: boolean;
+  /**
+   * Headers sent only to the origin of `url` (the connection's authentication and configured
+   * headers): a redirect to another origin drops them, as browsers and curl drop Authorization.
+   */
+  originOnly?: readonly string[];
 }
 
 /** Limits of one exchange. */
@@ -43,6 +48,15 @@ export interface Exchange {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Credentials no other origin ever gets, whoever set them. */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
+
+/** Why a redirect is not followed, or null to follow it. */
+function refusedRedirect(from: URL, to: URL): string | null {
+  if (from.protocol === 'https:' && to.protocol === 'http:') return `redirect from https to http refused (${to.origin})`;
+  return null;
+}
 
 async function* counted(stream: Readable, onBytes: (n: number) => void): AsyncGenerator<Buffer> {
   for await (const chunk of stream) {
@@ -80,7 +94,10 @@ function classify(err: unknown, timedOut: boolean): { kind: FailureKind; reason:
  * Sends one request through `dispatcher` (the guarded agent: the address policy applies to every
  * connection, redirect hops included) and reads the answer. Never throws: network failures,
  * refusals and timeouts come back as an Exchange without status. 303 turns into a GET without a
- * body; other redirects repeat the method and body, as a webhook that moved expects.
+ * body; other redirects repeat the method and body, as a webhook that moved expects. Every hop
+ * counts against `maxRedirects`. Once a redirect leaves the first origin (scheme, host or port),
+ * the credential headers and `originOnly` are dropped for the rest of the exchange; a redirect
+ * from https to http is not followed (a `refused` failure).
  */
 export async function exchange(dispatcher: Dispatcher, req: OutgoingRequest, limits: ExchangeLimits): Promise<Exchange> {
   const started = performance.now();
@@ -101,9 +118,11 @@ export async function exchange(dispatcher: Dispatcher, req: OutgoingRequest, lim
   let url = req.url;
   let method = req.method;
   let body = req.body;
+  const origin = URL.canParse(req.url) ? new URL(req.url).origin : '';
+  const outgoing = { ...req.headers };
   try {
     for (let hop = 0; ; hop++) {
-      const headers = { ...req.headers };
+      const headers = { ...outgoing };
       let payload: Buffer | Readable | undefined;
       if (Buffer.isBuffer(body)) {
         // Streamed too, so only bytes that really left count (none for a refused connection).
@@ -133,6 +152,9 @@ export async function exchange(dispatcher: Dispatcher, req: OutgoingRequest, lim
       if (REDIRECTS.has(res.statusCode) && hop < limits.maxRedirects && location) {
         const next = new URL(location, url);
         if (next.protocol === 'http:' || next.protocol === 'https:') {
+          const refused = refusedRedirect(new URL(url), next);
+          if (refused) return result(null, resHeaders, Buffer.concat(chunks), { kind: 'refused', reason: refused });
+          if (next.origin !== origin) for (const name of [...CREDENTIAL_HEADERS, ...(req.originOnly ?? [])]) delete outgoing[name];
           url = next.href;
           if (res.statusCode === 303) {
             method = 'GET';

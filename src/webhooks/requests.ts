@@ -35,11 +35,21 @@ export async function configuredHeaders(session: WebhookSession, conn: Connectio
   return out;
 }
 
+/**
+ * Names of configured headers a redirect to another origin drops: all but Content-Type, which
+ * describes the body that is sent on and carries no secret.
+ */
+function originOnly(configured: Record<string, string>): string[] {
+  return Object.keys(configured).filter((name) => name !== 'content-type');
+}
+
 /** Method, headers and body of a callback or error request (before authentication and signature). */
 export interface Notification {
   method: string;
   headers: Record<string, string>;
   body: Buffer | undefined;
+  /** Configured headers, sent to the URL's own origin only. */
+  originOnly: string[];
 }
 
 /**
@@ -48,16 +58,13 @@ export interface Notification {
  * `method` and `headers` replace the defaults. GET sends no body.
  */
 export async function notification(session: WebhookSession, ev: WebhookEvent, conn: Connection | undefined, values: Record<string, string>): Promise<Notification> {
-  const headers: Record<string, string> = {
-    'user-agent': userAgents[ev.step],
-    'content-type': 'application/json',
-    ...(await configuredHeaders(session, conn, values)),
-  };
+  const configured = await configuredHeaders(session, conn, values);
+  const headers: Record<string, string> = { 'user-agent': userAgents[ev.step], 'content-type': 'application/json', ...configured };
   const method = (conn?.method ?? 'POST').toUpperCase();
-  if (method === 'GET') return { method, headers, body: undefined };
+  if (method === 'GET') return { method, headers, body: undefined, originOnly: originOnly(configured) };
   const template = conn?.payload?.map((p) => p.value).join('');
   const text = template !== undefined && template !== '' ? fill(template, values, escapeFor(headers['content-type']!)) : JSON.stringify(defaultBody(ev));
-  return { method, headers, body: Buffer.from(text, 'utf8') };
+  return { method, headers, body: Buffer.from(text, 'utf8'), originOnly: originOnly(configured) };
 }
 
 /**
@@ -65,10 +72,16 @@ export async function notification(session: WebhookSession, ev: WebhookEvent, co
  * encoding; a connection sets the method and headers, and `use-chunked-transfer: false` sends a
  * Content-Length instead. The body is always the output, as application/octet-stream.
  */
-export async function uploadShape(session: WebhookSession, conn: Connection | undefined, values: Record<string, string>): Promise<{ method: string; headers: Record<string, string>; chunked: boolean }> {
+export async function uploadShape(
+  session: WebhookSession,
+  conn: Connection | undefined,
+  values: Record<string, string>,
+): Promise<{ method: string; headers: Record<string, string>; chunked: boolean; originOnly: string[] }> {
+  const configured = await configuredHeaders(session, conn, values);
   return {
     method: (conn?.method ?? 'PUT').toUpperCase(),
-    headers: { 'user-agent': userAgents.upload, 'content-type': 'application/octet-stream', ...(await configuredHeaders(session, conn, values)) },
+    headers: { 'user-agent': userAgents.upload, 'content-type': 'application/octet-stream', ...configured },
     chunked: conn?.['use-chunked-transfer'] ?? true,
+    originOnly: originOnly(configured),
   };
 }

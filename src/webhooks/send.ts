@@ -6,7 +6,8 @@ import type { DeliveryLimits } from './requests.js';
 import type { WebhookSession } from './session.js';
 
 /**
- * Sends a request built with the connection's authentication headers. A 401 on an OAuth2
+ * Sends a request built with the connection's authentication headers (never sent on to another
+ * origin by a redirect). A 401 on an OAuth2
  * connection fetches a fresh token and sends once more (that first 401 is not a failure of its
  * own); any other answer is returned as it is. A token endpoint that refuses is the failure.
  */
@@ -19,11 +20,16 @@ export async function sendAuthorized(
 ): Promise<Exchange | DeliveryFailure> {
   const auth = await authHeaders(session, conn, source, false);
   if (isFailure(auth)) return auth;
-  const ex = await session.send(await build(auth), limits);
+  const ex = await session.send(originBound(await build(auth), auth), limits);
   if (ex.status !== 401 || conn?.authentication?.type !== 'OAuth2') return ex;
   const fresh = await authHeaders(session, conn, source, true);
   if (isFailure(fresh)) return fresh;
-  return session.send(await build(fresh), limits);
+  return session.send(originBound(await build(fresh), fresh), limits);
+}
+
+/** The request with its authentication headers marked as sent to its own origin only. */
+function originBound(req: OutgoingRequest, auth: Record<string, string>): OutgoingRequest {
+  return { ...req, originOnly: [...(req.originOnly ?? []), ...Object.keys(auth)] };
 }
 
 /** The failure a non-2xx exchange stands for: message, errorCode, and a Retry-After if given. */

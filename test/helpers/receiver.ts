@@ -1,4 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /** One request a receiver got, as it arrived. */
@@ -25,11 +26,19 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+/** Where a receiver listens: another loopback address, or HTTPS with a key and certificate. */
+export interface ReceiverOptions {
+  /** @defaultValue 127.0.0.1 */
+  host?: string;
+  tls?: { key: Buffer; cert: Buffer };
+}
+
 /** Starts a receiver on 127.0.0.1; `handler` decides each answer (default 200 "ok"). */
-export async function startReceiver(handler: (req: Received, index: number) => Reply | Promise<Reply> = () => ({})): Promise<Receiver> {
+export async function startReceiver(handler: (req: Received, index: number) => Reply | Promise<Reply> = () => ({}), opts: ReceiverOptions = {}): Promise<Receiver> {
   const requests: Received[] = [];
   const hanging = new Set<ServerResponse>();
-  const server: Server = createServer((req, res) => {
+  const host = opts.host ?? '127.0.0.1';
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -43,11 +52,12 @@ export async function startReceiver(handler: (req: Received, index: number) => R
         res.writeHead(reply.status ?? 200, reply.headers ?? {}).end(reply.body ?? 'ok');
       });
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  };
+  const server: Server = opts.tls ? createTlsServer({ key: opts.tls.key, cert: opts.tls.cert }, listener) : createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${opts.tls ? 'https' : 'http'}://${host}:${port}`,
     port,
     requests,
     async waitFor(n, timeoutMs = 20_000) {

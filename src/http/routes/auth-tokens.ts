@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { authenticate } from '../../auth/index.js';
+import { authenticate, FailureLimit } from '../../auth/index.js';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { contentType } from '../negotiate.js';
@@ -48,6 +48,8 @@ function oauthError(url: string, code: 'invalid_request' | 'invalid_grant' | 'in
 
 /** POST /auth/{tenant}/tokens: a password grant, form-urlencoded in, JSON out. */
 export async function authRoutes(app: App, ctx: Context): Promise<void> {
+  const limit = new FailureLimit(ctx.db, ctx.settings, () => ctx.now());
+  const counts = (err: unknown) => err instanceof AppError && (err.code === 'invalid_grant' || err.code === 'invalid_scope');
   app.addSchema(TokenResponse);
   app.addSchema(OAuthError);
   app.post(
@@ -65,7 +67,7 @@ export async function authRoutes(app: App, ctx: Context): Promise<void> {
           200: ref(TokenResponse),
           400: ref(OAuthError, 'invalid_request or invalid_scope'),
           401: ref(OAuthError, 'invalid_grant'),
-          ...errors(406, 415),
+          ...errors(406, 415, 429),
         },
       },
     },
@@ -84,13 +86,11 @@ export async function authRoutes(app: App, ctx: Context): Promise<void> {
       }
       if (missing.length > 0) throw oauthError(req.url, 'invalid_request', `form field(s) missing, empty or repeated: ${missing.join(', ')}`);
       try {
-        const grant = await authenticate(ctx.db, {
-          tenant: req.params.tenant,
-          username: values.username!,
-          password: values.password!,
-          project: values.project!,
-          scope: values.scope!,
-        });
+        const grant = await limit.guard(
+          { user: values.username!, address: req.ip },
+          () => authenticate(ctx.db, { tenant: req.params.tenant, username: values.username!, password: values.password!, project: values.project!, scope: values.scope! }),
+          counts,
+        );
         const { token, expiresIn } = await ctx.tokens.issue(grant);
         req.log.info({ user: grant.user, tenant: grant.tenant, project: grant.project, scope: grant.scope }, 'token issued');
         return { token_type: 'bearer' as const, access_token: token, expires_in: expiresIn, scope: grant.scope };
@@ -99,6 +99,7 @@ export async function authRoutes(app: App, ctx: Context): Promise<void> {
           req.log.info({ user: values.username, tenant: req.params.tenant, reason: err.code }, 'token refused');
           throw oauthError(req.url, err.code, err.publicMessage);
         }
+        if (err instanceof AppError && err.code === 'rate_limited') req.log.warn({ user: values.username, tenant: req.params.tenant, address: req.ip }, 'token refused: too many failures');
         throw err;
       }
     },

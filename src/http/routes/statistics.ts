@@ -48,25 +48,34 @@ export async function statisticsRoutes(app: App, ctx: Context): Promise<void> {
   const response = { 200: Type.Array(ref(SummaryStatus), { description: 'SummaryStatus intervals' }), ...errors(400, 401, 403, 406) };
   const tags = ['statistics'];
 
-  app.get(
-    '/statistics',
-    { config, schema: { tags, operationId: 'getGlobalStatistics', summary: 'Usage of every tenant and project (operator token)', querystring: GlobalQuery, response } },
-    async (req) => globalStatistics(ctx, principalOf(req), req.query),
+  // GET is the documented method. POST with the same query parameters answers the same, because
+  // the contract's reference text shows a POST in its example; it stays out of the OpenAPI document.
+  const hidden = <S extends { operationId: string }>(schema: S) => ({ ...schema, hide: true, operationId: `${schema.operationId}ByPost` });
+  const global = { tags, operationId: 'getGlobalStatistics', summary: 'Usage of every tenant and project (operator token)', querystring: GlobalQuery, response };
+  app.get('/statistics', { config, schema: global }, async (req) => globalStatistics(ctx, principalOf(req), req.query));
+  app.post('/statistics', { config, schema: hidden(global) }, async (req) => globalStatistics(ctx, principalOf(req), req.query));
+  const tenant = {
+    tags,
+    operationId: 'getTenantStatistics',
+    summary: "Usage of a tenant's projects (a project admin token sees its own project)",
+    params: Type.Object({ tenant: Type.String() }),
+    querystring: TenantQuery,
+    response,
+  };
+  app.get('/statistics/tenants/:tenant', { config, schema: tenant }, async (req) => tenantStatistics(ctx, principalOf(req), req.params.tenant, req.query));
+  app.post('/statistics/tenants/:tenant', { config, schema: hidden(tenant) }, async (req) => tenantStatistics(ctx, principalOf(req), req.params.tenant, req.query));
+  const project = {
+    tags,
+    operationId: 'getProjectStatistics',
+    summary: 'Usage of one project (operator or project admin token)',
+    params: Type.Object({ tenant: Type.String(), project: Type.String() }),
+    querystring: StatisticsQuery,
+    response,
+  };
+  app.get('/statistics/tenants/:tenant/projects/:project', { config, schema: project }, async (req) =>
+    projectStatistics(ctx, principalOf(req), req.params.tenant, req.params.project, req.query),
   );
-  app.get(
-    '/statistics/tenants/:tenant',
-    {
-      config,
-      schema: { tags, operationId: 'getTenantStatistics', summary: "Usage of a tenant's projects (a project admin token sees its own project)", params: Type.Object({ tenant: Type.String() }), querystring: TenantQuery, response },
-    },
-    async (req) => tenantStatistics(ctx, principalOf(req), req.params.tenant, req.query),
-  );
-  app.get(
-    '/statistics/tenants/:tenant/projects/:project',
-    {
-      config,
-      schema: { tags, operationId: 'getProjectStatistics', summary: 'Usage of one project (operator or project admin token)', params: Type.Object({ tenant: Type.String(), project: Type.String() }), querystring: StatisticsQuery, response },
-    },
-    async (req) => projectStatistics(ctx, principalOf(req), req.params.tenant, req.params.project, req.query),
+  app.post('/statistics/tenants/:tenant/projects/:project', { config, schema: hidden(project) }, async (req) =>
+    projectStatistics(ctx, principalOf(req), req.params.tenant, req.params.project, req.query),
   );
 }

@@ -15,7 +15,7 @@ const TicketParams = Type.Object({ tenant: Type.String(), project: Type.String()
 
 const artifactTypes = ['application/pdf', 'application/vnd.openxmlformats-officedocument.presentationml.presentation', 'application/zip', 'image/png', 'image/jpeg'];
 
-/** Content types of stored files by extension (the contract names pdf; beyond it, the other outputs get their own types rather than octet-stream). */
+/** Content types of outputs by extension, for the artifact endpoint (content negotiation needs the real types). */
 const typesByExtension: Record<string, string> = {
   pdf: 'application/pdf',
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
@@ -23,8 +23,8 @@ const typesByExtension: Record<string, string> = {
   jpg: 'image/jpeg',
   zip: 'application/zip',
 };
-/** What a storage download can answer: the contract's PDF, the other outputs' own types, octet-stream for the rest. */
-const storageTypes = [...new Set([...Object.values(typesByExtension), 'application/octet-stream'])];
+/** What a storage download can answer: the contract's PDF, octet-stream for every other extension. */
+const storageTypes = ['application/pdf', 'application/octet-stream'];
 const typeOfName = (name: string): string | undefined => typesByExtension[name.slice(name.lastIndexOf('.') + 1)];
 
 type ProjectReq = { principal: Principal | null; params: Static<typeof ProjectParams> };
@@ -98,10 +98,10 @@ export async function ticketRoutes(app: App, ctx: Context): Promise<void> {
       schema: {
         tags: ['tickets'],
         operationId: 'downloadStoredFile',
-        summary: 'Download a stored file (`<ticket>.pdf`, …); marks the ticket shipped unless shipped=false',
+        summary: 'Download a stored file (`<ticket>.pdf`, …) as application/pdf for `pdf`, application/octet-stream otherwise; marks the ticket shipped unless shipped=false',
         params: Type.Object({ tenant: Type.String(), project: Type.String(), filename: Type.String() }),
         querystring: Type.Object({ shipped: Type.Boolean({ default: true }) }),
-        response: { 200: binaryResponse('the file: application/pdf for a PDF, the type of its extension for other outputs, else application/octet-stream', storageTypes), ...errors(400, 401, 403, 404) },
+        response: { 200: binaryResponse('the file: application/pdf for a PDF, application/octet-stream for every other extension', storageTypes), ...errors(400, 401, 403, 404) },
       },
     },
     async (req, reply) => {
@@ -111,7 +111,8 @@ export async function ticketRoutes(app: App, ctx: Context): Promise<void> {
       if (req.query.shipped !== false && row.kind === 'output') {
         reply.raw.once('finish', () => void tickets.markShipped(ctx.db.kysely, ticket.id, ctx.now()).catch(() => {}));
       }
-      const type = typeOfName(row.name) ?? 'application/octet-stream';
+      // The contract: application/pdf for `pdf`, application/octet-stream for every other extension.
+      const type = row.name.endsWith('.pdf') ? 'application/pdf' : 'application/octet-stream';
       return reply.type(type).header('content-disposition', `attachment; filename="${row.name}"`).send(stream);
     },
   );
