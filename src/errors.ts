@@ -23,11 +23,13 @@ export const errorCatalogue = {
   conflict: { status: 409, doc: 'The tenant, project or user exists already.' },
   payload_too_large: { status: 413, doc: 'The request body is larger than the configured limit.' },
   unsupported_media_type: { status: 415, doc: 'The Content-Type is not accepted by this endpoint.' },
+  range_not_satisfiable: { status: 416, doc: 'The `Range` header names no byte of the file (the `Content-Range` header gives its length).' },
   rate_limited: { status: 429, doc: 'Rate limited (defined by the contract, not used).' },
   internal: { status: 500, doc: 'Unknown error; the cause is logged, not sent.' },
   render_failed: { status: 500, doc: 'Synchronous mode: the ticket failed; the message carries its status, errorCode and error message.' },
   no_fanout_data: { status: 500, doc: 'The input could not be enqueued because no fanout data was found.' },
   unavailable: { status: 503, doc: 'The service is starting or stopping.' },
+  blob_unavailable: { status: 503, doc: 'The blob store cannot be used: S3 endpoint unreachable, credentials refused, bucket missing, or the blob folder not writable. Retry later.' },
   backend_timeout: { status: 504, doc: 'A backend did not respond in time.' },
 } as const;
 

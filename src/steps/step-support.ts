@@ -1,3 +1,4 @@
+import { BLOB_OUTAGE_ERROR_CODE, isBlobOutage } from '../blobs/index.js';
 import { lookupRepositoryFile, readRepositoryBlob } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import type { ArtifactRow, TicketRow } from '../store/index.js';
@@ -11,6 +12,7 @@ export const renderErrorCodes = {
   notFound: '404',
   template: '422',
   internal: '500',
+  unavailable: BLOB_OUTAGE_ERROR_CODE,
   timeout: '504',
 } as const;
 
@@ -22,6 +24,17 @@ export class StepFailure extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The failure an unexpected error becomes: a blob store outage keeps its readable message under
+ * errorCode 503 (redeliverable); anything else is logged and reported as an internal error.
+ */
+export function unexpectedFailure(ctx: Context, ticket: TicketRow, err: unknown, internalMessage: string): StepFailure {
+  if (err instanceof StepFailure) return err;
+  if (isBlobOutage(err)) return new StepFailure(renderErrorCodes.unavailable, err.publicMessage);
+  ctx.logger.error({ err, ticket: ticket.id }, `${internalMessage} (unexpected)`);
+  return new StepFailure(renderErrorCodes.internal, internalMessage);
 }
 
 /** Writes a step attempt's files under `jobs/<t>/<p>/<ticket>/a<attempt>/` and collects their rows. */

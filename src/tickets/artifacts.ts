@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
+import type { ByteRange } from '../blobs/index.js';
 import type { Context } from '../context.js';
 import { notFound } from '../errors.js';
 import { tickets, type ArtifactRow, type TicketRow } from '../store/index.js';
@@ -24,9 +25,16 @@ export async function outputOfType(ctx: Context, ticket: TicketRow, contentType:
   return other;
 }
 
-/** Streams one stored file. */
-export async function openArtifact(ctx: Context, row: ArtifactRow): Promise<Readable> {
-  const stream = await ctx.blobs.stream(row.blob_key);
+/** Size of one stored file as the blob store holds it, or 404. */
+export async function artifactSize(ctx: Context, row: ArtifactRow): Promise<number> {
+  const size = await ctx.blobs.size(row.blob_key);
+  if (size === undefined) throw notFound(`artifact ${row.name}`);
+  return size;
+}
+
+/** Streams one stored file, or only the bytes of `range`. */
+export async function openArtifact(ctx: Context, row: ArtifactRow, range?: ByteRange): Promise<Readable> {
+  const stream = await ctx.blobs.stream(row.blob_key, range);
   if (!stream) throw notFound(`artifact ${row.name}`);
   return stream;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { BLOB_OUTAGE_ERROR_CODE, isBlobOutage } from '../blobs/index.js';
 import { resolveStepConfig } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import type { Step, StepOutcome } from '../steps/step.js';
@@ -100,8 +101,14 @@ export class Worker {
         ? await step.run({ ctx, ticket, params })
         : { kind: 'failed', errorCode: '500', errorMessage: `no worker implements step ${stepName}`, artifacts: [] };
     } catch (err) {
-      ctx.logger.error({ err, ticket: ticket.id, step: stepName }, 'step threw');
-      outcome = { kind: 'failed', errorCode: '500', errorMessage: `internal error in step ${stepName}`, artifacts: [] };
+      // A blob store outage is no bug: its message says what is wrong, and its code is redeliverable.
+      if (isBlobOutage(err)) {
+        ctx.logger.warn({ ticket: ticket.id, step: stepName, problem: err.publicMessage }, 'step failed: blob store unavailable');
+        outcome = { kind: 'failed', errorCode: BLOB_OUTAGE_ERROR_CODE, errorMessage: `${stepName}: ${err.publicMessage}`, artifacts: [] };
+      } else {
+        ctx.logger.error({ err, ticket: ticket.id, step: stepName }, 'step threw');
+        outcome = { kind: 'failed', errorCode: '500', errorMessage: `internal error in step ${stepName}`, artifacts: [] };
+      }
     } finally {
       clearInterval(renew);
     }

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
+import { BLOB_OUTAGE_ERROR_CODE, isBlobOutage } from '../../blobs/index.js';
 import type { Context } from '../../context.js';
 import { tickets, type ArtifactRow, type TicketRow } from '../../store/index.js';
 import type { Step, StepInput, StepOutcome } from '../step.js';
@@ -57,8 +58,10 @@ export function convertStep(deps: { pool: ConvertPool }): Step {
             ? err
             : err instanceof ConvertError
               ? new StepFailure(errorCodeOf[err.kind], `convert: ${err.message}`)
-              : new StepFailure(convertErrorCodes.internal, 'internal error while converting');
-        if (!(err instanceof StepFailure || err instanceof ConvertError)) ctx.logger.error({ err, ticket: ticket.id }, 'convert step failed unexpectedly');
+              : isBlobOutage(err)
+                ? new StepFailure(BLOB_OUTAGE_ERROR_CODE, `convert: ${err.publicMessage}`)
+                : new StepFailure(convertErrorCodes.internal, 'internal error while converting');
+        if (!(err instanceof StepFailure || err instanceof ConvertError || isBlobOutage(err))) ctx.logger.error({ err, ticket: ticket.id }, 'convert step failed unexpectedly');
         return { kind: 'failed', errorCode: failure.code, errorMessage: failure.message, artifacts: [], msecs: msecs() };
       }
     },

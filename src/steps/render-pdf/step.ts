@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { recordUsage } from '../../stats/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
 import type { Step, StepInput, StepOutcome } from '../step.js';
-import { ArtifactWriter, renderErrorCodes, StepFailure, transformedInput } from '../step-support.js';
+import { ArtifactWriter, renderErrorCodes, StepFailure, transformedInput, unexpectedFailure } from '../step-support.js';
 import type { Transformer } from '../transform/index.js';
 import { readBuiltinTemplate, readHelperLibrary } from './builtin-templates.js';
 import { JobLog } from './job-log.js';
@@ -101,8 +101,7 @@ export function renderPdfStep(deps: { pool: RenderPool; transformer: Transformer
         }
         return { kind: 'succeeded', artifacts: stored.rows, outputName, msecs: Math.round(msecs), pages: out.pages, messages: warnings };
       } catch (err) {
-        const failure = err instanceof StepFailure ? err : new StepFailure(renderErrorCodes.internal, 'internal error while rendering');
-        if (!(err instanceof StepFailure)) ctx.logger.error({ err, ticket: ticket.id }, 'render step failed unexpectedly');
+        const failure = unexpectedFailure(ctx, ticket, err, 'internal error while rendering');
         log.fatal(failure.message);
         if (keep.log.onError) {
           if (content) await stored.put(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
