@@ -4,6 +4,8 @@ import { createServer } from 'node:net';
 import { describe } from 'node:test';
 import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { Settings } from '../../src/config/settings.js';
+import { startTestServer, type TestServer } from './server.js';
+import type { StoreKind } from './stores.js';
 
 /** The S3-protocol server the tests use (moto_server on loopback, started by .ci/run), or undefined. */
 export const s3Endpoint: string | undefined = process.env.PRESSROOM_TEST_S3_ENDPOINT || undefined;
@@ -131,5 +133,23 @@ export async function startMoto(env: Record<string, string> = {}): Promise<{ end
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
+  };
+}
+
+/** A test server whose blobs are files (the default) or objects in a fresh bucket; closing it removes the bucket. */
+export async function startBlobTestServer(
+  blobs: BlobKind,
+  store: StoreKind,
+  overrides: Partial<Settings> = {},
+): Promise<{ t: TestServer; bucket: TestBucket | null; close(): Promise<void> }> {
+  const bucket = blobs === 's3' ? await createTestBucket() : null;
+  const t = await startTestServer(store, { ...(bucket ? s3Overrides(bucket.name) : {}), ...overrides });
+  return {
+    t,
+    bucket,
+    async close() {
+      await t.close();
+      await bucket?.remove();
+    },
   };
 }
