@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { BLOB_OUTAGE_ERROR_CODE, isBlobOutage } from '../blobs/index.js';
 import { resolveStepConfig } from '../config/resolve.js';
 import type { Context } from '../context.js';
@@ -16,7 +17,8 @@ import { redeliveryDelay } from './redelivery.js';
  * lease (paused, partitioned) can never overwrite a newer attempt.
  */
 export class Worker {
-  readonly id = `w-${randomBytes(6).toString('hex')}`;
+  /** Lease owner name: host and process id tell an operator (or a test) whose lease a ticket holds. */
+  readonly id = `w-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly active = new Set<Promise<void>>();
   private readonly implemented: ReadonlySet<string>;
   private running = false;
