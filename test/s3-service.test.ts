@@ -3,6 +3,7 @@ import { describe, after, before, it } from 'node:test';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { tickets } from '../src/store/index.js';
 import { runHousekeeping } from '../src/tickets/retention/index.js';
+import { readZip } from '../src/zip/index.js';
 import { pdfImageCount, pdfText } from './helpers/pdf.js';
 import { tinyPng } from './helpers/png.js';
 import { artifactPdf, putFile, setupProject, submit, waitComplete } from './helpers/project.js';
@@ -59,6 +60,13 @@ describeEachStore('the service on S3 blobs', (kind) => {
     assert.ok((await object(pdfKey.slice('pressroom/'.length))).equals(pdf), 'the bucket holds the very bytes served');
     assert.ok(keys.some((k) => k.endsWith(`/${id}.typst.log`)), 'the render log is an object too');
     assert.deepEqual(keys.filter((k) => !k.startsWith('pressroom/')), []);
+    // All files of the ticket as one ZIP, streamed entry by entry out of the bucket.
+    const zipRes = await t.fetch(`/rest/tenants/acme/projects/shop/tickets/${id}/artifact`, { token: tokens.jobs, headers: { accept: 'application/zip' } });
+    assert.equal(zipRes.status, 200);
+    const entries = await readZip(Buffer.from(await zipRes.arrayBuffer()), { maxEntries: 10, maxBytes: 1e8 });
+    assert.deepEqual(entries.map((e) => e.name).sort(), [`${id}.content.xml`, `${id}.pdf`, `${id}.typst.log`]);
+    const inZip = entries.find((e) => e.name === `${id}.pdf`);
+    assert.ok(inZip?.kind === 'file' && inZip.data.equals(pdf));
   });
 
   it('renders a ZIP input whose image comes out of the bucket', async () => {

@@ -46,8 +46,15 @@ export async function artifactZip(ctx: Context, ticket: TicketRow): Promise<Read
   if (rows.length === 0) throw notFound(`artifacts of ticket ${ticket.id}`);
   const zip = new ZipFile();
   for (const row of rows) {
-    const data = await ctx.blobs.get(row.blob_key);
-    if (data) zip.addBuffer(data, row.name, { mtime: new Date(row.created) });
+    const info = await ctx.blobs.stat(row.blob_key);
+    if (!info) continue;
+    // Opened when the ZIP reaches the entry: one file (one S3 response) at a time, none held whole.
+    zip.addReadStreamLazy(row.name, { mtime: new Date(row.created), size: info.size }, (cb) => {
+      ctx.blobs.stream(row.blob_key).then(
+        (stream) => (stream ? cb(null, stream) : cb(new Error(`blob ${row.blob_key} disappeared while zipping`), undefined as never)),
+        (err: unknown) => cb(err, undefined as never),
+      );
+    });
   }
   zip.end();
   return zip.outputStream as Readable;
