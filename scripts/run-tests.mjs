@@ -15,6 +15,9 @@ const files = roots.flatMap(collect);
 if (!process.env.PRESSROOM_TEST_DATABASE_URL) {
   console.log('note: PRESSROOM_TEST_DATABASE_URL is not set; the PostgreSQL variants are reported as skipped.');
 }
+if (!process.env.PRESSROOM_TEST_S3_ENDPOINT) {
+  console.log('note: PRESSROOM_TEST_S3_ENDPOINT is not set; the S3 variants are reported as skipped.');
+}
 const concurrency = process.env.PRESSROOM_TEST_CONCURRENCY ?? '3';
 const result = spawnSync(
   process.execPath,

@@ -67,6 +67,7 @@ export async function createContext(settings: Settings, opts: { logger?: Logger;
       await transformer.close();
       await notifier.close();
       await db.close();
+      blobs.close();
     },
   };
 }

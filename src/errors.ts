@@ -23,11 +23,13 @@ export const errorCatalogue = {
   conflict: { status: 409, doc: 'The tenant, project or user exists already.' },
   payload_too_large: { status: 413, doc: 'The request body is larger than the configured limit.' },
   unsupported_media_type: { status: 415, doc: 'The Content-Type is not accepted by this endpoint.' },
+  range_not_satisfiable: { status: 416, doc: 'The `Range` header names no byte of the file (the `Content-Range` header gives its length).' },
   rate_limited: { status: 429, doc: 'Token service: too many failed token requests for this user name or from this address; `Retry-After` says when to try again.' },
   internal: { status: 500, doc: 'Unknown error; the cause is logged, not sent.' },
   render_failed: { status: 500, doc: 'Synchronous mode: the ticket failed; the message carries its status, errorCode and error message.' },
   no_fanout_data: { status: 500, doc: 'The input could not be enqueued because no fanout data was found.' },
   unavailable: { status: 503, doc: 'The service is starting or stopping.' },
+  blob_unavailable: { status: 503, doc: 'The blob store cannot be used: S3 endpoint unreachable, credentials refused, bucket missing, or the blob folder not writable. Retry later.' },
   backend_timeout: { status: 504, doc: 'A backend did not respond in time.' },
 } as const;
 
@@ -84,6 +86,8 @@ export const ticketErrorCodes = {
   internal: '500',
   /** Webhooks: network failure, or an answer without what was needed. */
   network: '502',
+  /** The blob store could not be used (unreachable, credentials refused, bucket gone); redeliverable. */
+  unavailable: '503',
   /** A render, transform, conversion, delivery or aggregate ran past its time limit. */
   timeout: '504',
   /** A render, transform or conversion process passed the memory ceiling (PRESSROOM_RENDER_MAX_MEMORY_MB). */

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrapOperator } from './auth/index.js';
+import { BlobProbe } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
 import { createContext, type Context } from './context.js';
 import { buildApp } from './http/app.js';
@@ -27,10 +28,16 @@ export async function startServer(settings: Settings, opts: { now?: () => number
   let stepSet: StepSet | null = null;
   let worker: Worker | null = null;
   let housekeeping: Housekeeping | null = null;
+  let stopWaiting: (() => void) | null = null;
+  const probe = new BlobProbe(ctx.blobs);
   try {
+    // A blob store that cannot be used is reported, not fatal: the process stays up (no crash
+    // loop), /readyz says why, and workers start claiming once the store answers.
+    const blobProblem = await probe.problem();
+    if (blobProblem) ctx.logger.error({ blobStore: ctx.blobs.description }, `${blobProblem}; not ready until the blob store can be used (see /readyz)`);
     await bootstrapOperator(ctx.db, { password: settings.adminPassword, dataDir: settings.dataDir, print });
     if (settings.role !== 'worker') {
-      app = await buildApp(ctx, { ready: () => !stopping });
+      app = await buildApp(ctx, { ready: () => !stopping, blobProblem: () => probe.problem() });
       await app.listen({ host: settings.host, port: settings.port });
       const addr = app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : settings.port;
@@ -39,12 +46,21 @@ export async function startServer(settings: Settings, opts: { now?: () => number
     }
     if (settings.role !== 'api') {
       stepSet = createSteps(ctx);
-      worker = new Worker(ctx, ctx.notifier, stepSet.steps);
-      worker.start();
+      const w = (worker = new Worker(ctx, ctx.notifier, stepSet.steps));
+      // Claiming without a blob store would fail every ticket claimed; waiting costs nothing.
+      stopWaiting = probe.whenUsable(
+        5000,
+        () => {
+          if (blobProblem) ctx.logger.info({ blobStore: ctx.blobs.description }, 'blob store usable; worker starts');
+          w.start();
+        },
+        (problem) => ctx.logger.debug({ problem }, 'worker waits for the blob store'),
+      );
     }
     // Every process offers to run housekeeping; one wins each round (see tickets/retention).
     housekeeping = startHousekeeping(ctx);
   } catch (err) {
+    stopWaiting?.();
     await housekeeping?.stop();
     await worker?.stop();
     await stepSet?.close();
@@ -59,6 +75,7 @@ export async function startServer(settings: Settings, opts: { now?: () => number
     async stop() {
       if (stopping) return;
       stopping = true;
+      stopWaiting?.();
       await app?.close();
       await worker?.stop();
       await housekeeping?.stop();

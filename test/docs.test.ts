@@ -29,7 +29,7 @@ function tableAfter(markdown: string, heading: string): string[][] {
 const unticked = (cell: string) => /^`([^`]+)`$/.exec(cell)?.[1];
 
 // Variables of the test runner, not of the service.
-const testOnlyVariables = new Set(['PRESSROOM_TEST_DATABASE_URL', 'PRESSROOM_TEST_CONCURRENCY']);
+const testOnlyVariables = new Set(['PRESSROOM_TEST_DATABASE_URL', 'PRESSROOM_TEST_CONCURRENCY', 'PRESSROOM_TEST_S3_ENDPOINT']);
 
 describe('documentation matches the code', () => {
   it('docs/errors.md lists every error code of the catalogue with its status, and no other', () => {

@@ -1,14 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { constants, createWriteStream } from 'node:fs';
+import { access, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertKey, type BlobStore } from './blob-store.js';
+import { AppError } from '../errors.js';
+import { assertKey, compareKeys, type BlobInfo, type BlobPage, type BlobStore, type ByteRange } from './blob-store.js';
+
+// A partial write: `<key>~<hex>.tmp` (`~` is no key character, so no key looks like one), or the
+// `<key>.<hex>.tmp` earlier versions wrote.
+const isTemp = (name: string): boolean => /[~.][0-9a-f]{12}\.tmp$/.test(name);
+
+const missing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
 /** Blobs as files under one folder: written to a temp name, then renamed into place. */
 export class FileBlobStore implements BlobStore {
-  constructor(private readonly root: string) {}
+  readonly description: string;
+
+  constructor(private readonly root: string) {
+    this.description = `files under ${root}`;
+  }
 
   private file(key: string): string {
     assertKey(key);
@@ -18,7 +29,7 @@ export class FileBlobStore implements BlobStore {
   async put(key: string, data: Buffer | Readable): Promise<number> {
     const target = this.file(key);
     await mkdir(dirname(target), { recursive: true });
-    const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    const tmp = `${target}~${randomBytes(6).toString('hex')}.tmp`;
     try {
       // A buffer is written in one call; only streams need a pipeline.
       if (Buffer.isBuffer(data)) await writeFile(tmp, data);
@@ -35,19 +46,35 @@ export class FileBlobStore implements BlobStore {
     try {
       return await readFile(this.file(key));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (missing(err)) return undefined;
       throw err;
     }
   }
 
-  async stream(key: string): Promise<Readable | undefined> {
-    const path = this.file(key);
+  async stream(key: string, range?: ByteRange): Promise<Readable | undefined> {
+    // Opened first, so a missing file is known before anything is streamed (and no stat can race a rename).
+    let handle;
     try {
-      await stat(path);
-    } catch {
-      return undefined;
+      handle = await open(this.file(key), 'r');
+    } catch (err) {
+      if (missing(err)) return undefined;
+      throw err;
     }
-    return createReadStream(path);
+    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+  }
+
+  async stat(key: string): Promise<BlobInfo | undefined> {
+    try {
+      const info = await stat(this.file(key));
+      return info.isFile() ? { size: info.size, modified: info.mtimeMs } : undefined;
+    } catch (err) {
+      if (missing(err) || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+      throw err;
+    }
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    return (await this.stat(key))?.size;
   }
 
   async delete(key: string, opts: { pruneFolder?: boolean } = {}): Promise<void> {
@@ -55,26 +82,22 @@ export class FileBlobStore implements BlobStore {
     try {
       await unlink(path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if (!missing(err)) throw err;
     }
     // rmdir refuses a folder that is not empty, which is exactly the condition wanted.
     if (opts.pruneFolder && key.includes('/')) await rmdir(dirname(path)).catch(() => {});
   }
 
-  async size(key: string): Promise<number | undefined> {
-    try {
-      return (await stat(this.file(key))).size;
-    } catch {
-      return undefined;
-    }
+  async list(prefix: string): Promise<string[]> {
+    return this.keysUnder(prefix);
   }
 
-  async list(prefix: string): Promise<string[]> {
-    const out: string[] = [];
-    await this.walk(this.folderOf(prefix), async (full, name) => {
-      if (!name.endsWith('.tmp')) out.push(relative(this.root, full).split(sep).join('/'));
-    });
-    return out.filter((k) => k.startsWith(prefix)).sort();
+  async listPage(prefix: string, opts: { after?: string | null; limit?: number } = {}): Promise<BlobPage> {
+    const limit = opts.limit ?? 1000;
+    const after = opts.after ?? null;
+    const rest = (await this.keysUnder(prefix)).filter((k) => after === null || compareKeys(k, after) > 0);
+    const keys = rest.slice(0, limit);
+    return { keys, next: rest.length > limit ? keys[keys.length - 1]! : null };
   }
 
   async deletePrefix(prefix: string): Promise<void> {
@@ -86,7 +109,7 @@ export class FileBlobStore implements BlobStore {
   async removeStaleTemp(before: number): Promise<number> {
     let removed = 0;
     await this.walk(this.root, async (full, name) => {
-      if (!name.endsWith('.tmp')) return;
+      if (!isTemp(name)) return;
       const info = await stat(full).catch(() => null);
       if (info && info.mtimeMs < before) {
         await rm(full, { force: true });
@@ -94,6 +117,25 @@ export class FileBlobStore implements BlobStore {
       }
     });
     return removed;
+  }
+
+  async check(): Promise<void> {
+    try {
+      await mkdir(this.root, { recursive: true });
+      await access(this.root, constants.R_OK | constants.W_OK);
+    } catch (err) {
+      throw new AppError('blob_unavailable', `blob store unavailable: folder ${this.root} is not usable: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    }
+  }
+
+  close(): void {}
+
+  private async keysUnder(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    await this.walk(this.folderOf(prefix), async (full, name) => {
+      if (!isTemp(name)) out.push(relative(this.root, full).split(sep).join('/'));
+    });
+    return out.filter((k) => k.startsWith(prefix)).sort(compareKeys);
   }
 
   /** The deepest folder that holds every key starting with `prefix` (so listing a ticket is not a walk of everything). */

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { parseBlobUrl } from '../blobs/blob-url.js';
 
 /**
  * Every service setting, read once from the environment, validated with all
@@ -17,8 +18,14 @@ export interface Settings {
   readonly databaseUrl: string | null;
   /** PostgreSQL schema to use (tests give each run its own). @defaultValue public */
   readonly databaseSchema: string;
-  /** Blob store location: empty means files under dataDir/blobs; `file:///path` another folder. */
+  /** Blob store location: empty means files under dataDir/blobs; `file:///path` another folder; `s3://bucket/prefix` a bucket. */
   readonly blobUrl: string | null;
+  /** Endpoint of an S3-compatible server (MinIO, Ceph RGW, …); empty means AWS S3. */
+  readonly s3Endpoint: string | null;
+  /** Region the S3 requests are signed for. @defaultValue us-east-1 */
+  readonly s3Region: string;
+  /** Path-style bucket addressing (`endpoint/bucket/key`) instead of `bucket.endpoint/key`. @defaultValue false */
+  readonly s3ForcePathStyle: boolean;
   /** Which roles this process runs. @defaultValue all */
   readonly role: 'all' | 'api' | 'worker';
   /** Password for the bootstrap operator `admin`; random when unset. */
@@ -102,6 +109,14 @@ function int(name: string, fallback: number, min: number, max: number) {
   };
 }
 
+function bool(name: string, fallback: boolean) {
+  return (raw: string | undefined): boolean => {
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    throw new SettingError(`${name} must be true or false, got "${raw}"`);
+  };
+}
+
 function str(fallback: string) {
   return (raw: string | undefined): string => (raw === undefined || raw === '' ? fallback : raw);
 }
@@ -146,13 +161,37 @@ export const definitions: Definitions = {
   },
   blobUrl: {
     env: 'PRESSROOM_BLOB_URL',
-    doc: 'Blob store: unset keeps files under `<data>/blobs`; `file:///path` uses another (shared) folder.',
+    doc: 'Blob store: unset keeps files under `<data>/blobs`; `file:///path` uses another (shared) folder; `s3://<bucket>/<prefix>` a bucket.',
     parse: (raw) => {
       const v = optional(raw);
-      if (v !== null && !v.startsWith('file://')) throw new SettingError('PRESSROOM_BLOB_URL must be a file:// URL');
+      if (v === null) return v;
+      try {
+        parseBlobUrl(v);
+      } catch (err) {
+        throw new SettingError((err as Error).message, { cause: err });
+      }
       return v;
     },
   },
+  s3Endpoint: {
+    env: 'PRESSROOM_S3_ENDPOINT',
+    doc: 'Endpoint of an S3-compatible server (`http(s)://host:port`); unset means AWS S3.',
+    parse: (raw) => {
+      const v = optional(raw);
+      if (v !== null && !/^https?:\/\/[^/?#\s]+\/?$/.test(v)) throw new SettingError(`PRESSROOM_S3_ENDPOINT must be an http:// or https:// URL of a server (no path), got "${v}"`);
+      return v;
+    },
+  },
+  s3Region: {
+    env: 'PRESSROOM_S3_REGION',
+    doc: 'Region the S3 requests are signed for.',
+    parse: (raw) => {
+      const v = raw || 'us-east-1';
+      if (!/^[a-z0-9-]{1,64}$/.test(v)) throw new SettingError(`PRESSROOM_S3_REGION must be a region name such as us-east-1, got "${v}"`);
+      return v;
+    },
+  },
+  s3ForcePathStyle: { env: 'PRESSROOM_S3_FORCE_PATH_STYLE', doc: 'Path-style bucket addressing, `true` or `false`.', parse: bool('PRESSROOM_S3_FORCE_PATH_STYLE', false) },
   role: {
     env: 'PRESSROOM_ROLE',
     doc: 'Roles of this process: `all`, `api` or `worker` (the `--role` option overrides it).',

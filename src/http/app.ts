@@ -25,7 +25,7 @@ const restPlugins: ((app: App, ctx: Context) => Promise<void>)[] = [tenantRoutes
 const allMethods: HTTPMethods[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
 
 /** Builds the Fastify app for a context, without listening (tests inject or listen on port 0). */
-export async function buildApp(ctx: Context, opts: { ready?: () => boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(ctx: Context, opts: { ready?: () => boolean; blobProblem?: () => Promise<string | null> } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: ctx.settings.bodyLimit,
@@ -75,7 +75,7 @@ export async function buildApp(ctx: Context, opts: { ready?: () => boolean } = {
   }, { prefix: '/rest' });
   await app.register(swaggerUi, swaggerUiOptions);
   await app.register(async (auth) => authRoutes(auth.withTypeProvider<TypeBoxTypeProvider>(), ctx), { prefix: '/auth' });
-  await app.register(async (root) => healthRoutes(root, ctx, registry, opts.ready ?? (() => true)));
+  await app.register(async (root) => healthRoutes(root, ctx, registry, opts.ready ?? (() => true), opts.blobProblem ?? (async () => null)));
 
   // 405 for a known path with another method, instead of a misleading 404.
   for (const [url, methods] of methodsByUrl) {

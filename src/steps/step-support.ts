@@ -1,3 +1,4 @@
+import { isBlobOutage } from '../blobs/index.js';
 import { lookupRepositoryFile, readRepositoryBlob } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import type { ArtifactRow, TicketRow } from '../store/index.js';
@@ -6,6 +7,17 @@ import type { TicketParams } from '../tickets/params.js';
 import { StepFailure } from '../tickets/step.js';
 import { InputMissingError, loadTicketInput, type TicketInput } from './input.js';
 import { TransformError, type Transformer } from '../engines/xslt/index.js';
+
+/**
+ * The failure an unexpected error becomes: a blob store outage keeps its readable message under
+ * errorCode 503 (redeliverable); anything else is logged and reported as an internal error.
+ */
+export function unexpectedFailure(ctx: Context, ticket: TicketRow, err: unknown, internalMessage: string): StepFailure {
+  if (err instanceof StepFailure) return err;
+  if (isBlobOutage(err)) return new StepFailure(ticketErrorCodes.unavailable, err.publicMessage);
+  ctx.logger.error({ err, ticket: ticket.id }, `${internalMessage} (unexpected)`);
+  return new StepFailure(ticketErrorCodes.internal, internalMessage);
+}
 
 /** Writes a step attempt's files under `jobs/<t>/<p>/<ticket>/a<attempt>/` and collects their rows. */
 export class ArtifactWriter {

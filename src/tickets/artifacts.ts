@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
+import type { ByteRange } from '../blobs/index.js';
 import type { Context } from '../context.js';
 import { notFound } from '../errors.js';
 import { tickets, type ArtifactRow, type TicketRow } from '../store/index.js';
@@ -24,9 +25,16 @@ export async function outputOfType(ctx: Context, ticket: TicketRow, contentType:
   return other;
 }
 
-/** Streams one stored file. */
-export async function openArtifact(ctx: Context, row: ArtifactRow): Promise<Readable> {
-  const stream = await ctx.blobs.stream(row.blob_key);
+/** Size of one stored file as the blob store holds it, or 404. */
+export async function artifactSize(ctx: Context, row: ArtifactRow): Promise<number> {
+  const size = await ctx.blobs.size(row.blob_key);
+  if (size === undefined) throw notFound(`artifact ${row.name}`);
+  return size;
+}
+
+/** Streams one stored file, or only the bytes of `range`. */
+export async function openArtifact(ctx: Context, row: ArtifactRow, range?: ByteRange): Promise<Readable> {
+  const stream = await ctx.blobs.stream(row.blob_key, range);
   if (!stream) throw notFound(`artifact ${row.name}`);
   return stream;
 }
@@ -38,8 +46,15 @@ export async function artifactZip(ctx: Context, ticket: TicketRow): Promise<Read
   if (rows.length === 0) throw notFound(`artifacts of ticket ${ticket.id}`);
   const zip = new ZipFile();
   for (const row of rows) {
-    const data = await ctx.blobs.get(row.blob_key);
-    if (data) zip.addBuffer(data, row.name, { mtime: new Date(row.created) });
+    const info = await ctx.blobs.stat(row.blob_key);
+    if (!info) continue;
+    // Opened when the ZIP reaches the entry: one file (one S3 response) at a time, none held whole.
+    zip.addReadStreamLazy(row.name, { mtime: new Date(row.created), size: info.size }, (cb) => {
+      ctx.blobs.stream(row.blob_key).then(
+        (stream) => (stream ? cb(null, stream) : cb(new Error(`blob ${row.blob_key} disappeared while zipping`), undefined as never)),
+        (err: unknown) => cb(err, undefined as never),
+      );
+    });
   }
   zip.end();
   return zip.outputStream as Readable;

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { isBlobOutage } from '../blobs/index.js';
 import { resolveStepConfig } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import { ticketErrorCodes } from '../errors.js';
@@ -20,7 +22,8 @@ const hasRedeliveryRules = (step: string): step is (typeof redeliverySteps)[numb
  * lease (paused, partitioned) can never overwrite a newer attempt.
  */
 export class Worker {
-  readonly id = `w-${randomBytes(6).toString('hex')}`;
+  /** Lease owner name: host and process id tell an operator (or a test) whose lease a ticket holds. */
+  readonly id = `w-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly active = new Set<Promise<void>>();
   private readonly implemented: ReadonlySet<string>;
   private running = false;
@@ -105,8 +108,14 @@ export class Worker {
         ? await step.run({ ctx, ticket, params })
         : { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `no worker implements step ${stepName}`, artifacts: [] };
     } catch (err) {
-      ctx.logger.error({ err, ticket: ticket.id, step: stepName }, 'step threw');
-      outcome = { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `internal error in step ${stepName}`, artifacts: [] };
+      // A blob store outage is no bug: its message says what is wrong, and its code is redeliverable.
+      if (isBlobOutage(err)) {
+        ctx.logger.warn({ ticket: ticket.id, step: stepName, problem: err.publicMessage }, 'step failed: blob store unavailable');
+        outcome = { kind: 'failed', errorCode: ticketErrorCodes.unavailable, errorMessage: `${stepName}: ${err.publicMessage}`, artifacts: [] };
+      } else {
+        ctx.logger.error({ err, ticket: ticket.id, step: stepName }, 'step threw');
+        outcome = { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `internal error in step ${stepName}`, artifacts: [] };
+      }
     } finally {
       clearInterval(renew);
     }

@@ -145,7 +145,8 @@ async function upload(run: Run, target: Target): Promise<Exchange | DeliveryFail
     return bynderUpload({ session: run.session, conn: target.conn, portal: target.url, fileName: output.name, open, fields, limits });
   }
   const shape = await uploadShape(run.session, target.conn, target.values);
-  const signature = await signed(run, target, await open());
+  // Opened only to sign: an opened stream nobody reads would hold its file or S3 connection.
+  const signature = run.signing ? await signed(run, target, await open()) : {};
   const result = await sendAuthorized(
     run.session,
     target.conn,

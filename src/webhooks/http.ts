@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
+import { isBlobOutage } from '../blobs/index.js';
 
 /** A body that can be sent more than once (redirects, a retry after a token refresh). */
 export type RequestBody = Buffer | { open(): Promise<Readable>; length: number };
@@ -166,6 +167,8 @@ export async function exchange(dispatcher: Dispatcher, req: OutgoingRequest, lim
       return result(res.statusCode, resHeaders, Buffer.concat(chunks));
     }
   } catch (err) {
+    // The body could not be read from the blob store: no network failure of the target, and the step says so.
+    if (isBlobOutage(err)) throw err;
     return result(null, {}, Buffer.alloc(0), classify(err, signal.aborted));
   }
 }

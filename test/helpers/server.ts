@@ -60,6 +60,11 @@ export async function freshSettings(kind: StoreKind, overrides: Partial<Settings
 /** Starts a server for one test suite. */
 export async function startTestServer(kind: StoreKind, overrides: Partial<Settings> = {}, opts: { now?: () => number; logger?: Logger } = {}): Promise<TestServer> {
   const { settings, cleanup } = await freshSettings(kind, overrides);
+  return startTestServerOn(settings, cleanup, opts);
+}
+
+/** Starts a server on given settings; `close` stops it, then runs `cleanup`. */
+export async function startTestServerOn(settings: Settings, cleanup: () => Promise<void>, opts: { now?: () => number; logger?: Logger } = {}): Promise<TestServer> {
   const server = await startServer(settings, { print: () => {}, ...opts });
   const url = server.url!;
   const t: TestServer = {

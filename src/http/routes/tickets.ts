@@ -2,11 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { requireProject, type Principal } from '../../auth/index.js';
 import type { Context } from '../../context.js';
-import { notFound } from '../../errors.js';
+import { AppError, notFound } from '../../errors.js';
 import { tickets } from '../../store/index.js';
 import { assertProjectExists } from '../../tenants/index.js';
-import { artifactZip, findStoredFile, isTicketId, openArtifact, outputOfType, statusView, TicketStatusViewSchema } from '../../tickets/index.js';
+import { artifactSize, artifactZip, findStoredFile, isTicketId, openArtifact, outputOfType, statusView, TicketStatusViewSchema } from '../../tickets/index.js';
 import { negotiate } from '../negotiate.js';
+import { parseRange } from '../range.js';
 import { binaryResponse, errors, ref } from '../schemas.js';
 import { principalOf, type App } from '../types.js';
 
@@ -98,22 +99,36 @@ export async function ticketRoutes(app: App, ctx: Context): Promise<void> {
       schema: {
         tags: ['tickets'],
         operationId: 'downloadStoredFile',
-        summary: 'Download a stored file (`<ticket>.pdf`, …) as application/pdf for `pdf`, application/octet-stream otherwise; marks the ticket shipped unless shipped=false',
+        summary: 'Download a stored file (`<ticket>.pdf`, …) as application/pdf for `pdf`, application/octet-stream otherwise, whole or one `Range: bytes=a-b`; a complete download of the output marks the ticket shipped unless shipped=false',
         params: Type.Object({ tenant: Type.String(), project: Type.String(), filename: Type.String() }),
         querystring: Type.Object({ shipped: Type.Boolean({ default: true }) }),
-        response: { 200: binaryResponse('the file: application/pdf for a PDF, application/octet-stream for every other extension', storageTypes), ...errors(400, 401, 403, 404) },
+        response: {
+          200: binaryResponse('the file: application/pdf for a PDF, application/octet-stream for every other extension', storageTypes),
+          206: binaryResponse('the bytes of the requested range (`Content-Range: bytes a-b/length`)', storageTypes),
+          ...errors(400, 401, 403, 404, 416),
+        },
       },
     },
     async (req, reply) => {
       await authorize(ctx, req);
       const { row, ticket } = await findStoredFile(ctx, req.params.tenant, req.params.project, req.params.filename);
-      const stream = await openArtifact(ctx, row);
-      if (req.query.shipped !== false && row.kind === 'output') {
+      const size = await artifactSize(ctx, row);
+      const asked = parseRange(req.headers.range, size);
+      if (asked.kind === 'unsatisfiable') {
+        throw new AppError('range_not_satisfiable', `range ${req.headers.range} names no byte of ${row.name} (${size} bytes)`, { headers: { 'content-range': `bytes */${size}`, 'accept-ranges': 'bytes' } });
+      }
+      const range = asked.kind === 'part' ? asked.range : { start: 0, end: size - 1 };
+      const stream = await openArtifact(ctx, row, asked.kind === 'part' ? range : undefined);
+      // Only a GET of every byte ships the output; a part (a resumed download, a viewer's peek) or a HEAD does not.
+      const whole = range.start === 0 && range.end === size - 1;
+      if (req.query.shipped !== false && row.kind === 'output' && whole && req.method === 'GET') {
         reply.raw.once('finish', () => void tickets.markShipped(ctx.db.kysely, ticket.id, ctx.now()).catch(() => {}));
       }
       // The contract: application/pdf for `pdf`, application/octet-stream for every other extension.
       const type = row.name.endsWith('.pdf') ? 'application/pdf' : 'application/octet-stream';
-      return reply.type(type).header('content-disposition', `attachment; filename="${row.name}"`).send(stream);
+      reply.type(type).header('content-disposition', `attachment; filename="${row.name}"`).header('accept-ranges', 'bytes').header('content-length', String(range.end - range.start + 1));
+      if (asked.kind === 'part') reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
+      return reply.send(stream);
     },
   );
 }

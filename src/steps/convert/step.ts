@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
+import { isBlobOutage } from '../../blobs/index.js';
 import type { Context } from '../../context.js';
 import { ticketErrorCodes, type TicketErrorCode } from '../../errors.js';
 import { tickets, type ArtifactRow, type TicketRow } from '../../store/index.js';
@@ -39,8 +40,10 @@ export function convertStep(deps: { mupdf: MupdfEngine }): Step {
             ? err
             : err instanceof ConvertError
               ? new StepFailure(errorCodeOf[err.kind], `convert: ${err.message}`)
-              : new StepFailure(ticketErrorCodes.internal, 'internal error while converting');
-        if (!(err instanceof StepFailure || err instanceof ConvertError)) ctx.logger.error({ err, ticket: ticket.id }, 'convert step failed unexpectedly');
+              : isBlobOutage(err)
+                ? new StepFailure(ticketErrorCodes.unavailable, `convert: ${err.publicMessage}`)
+                : new StepFailure(ticketErrorCodes.internal, 'internal error while converting');
+        if (!(err instanceof StepFailure || err instanceof ConvertError || isBlobOutage(err))) ctx.logger.error({ err, ticket: ticket.id }, 'convert step failed unexpectedly');
         return { kind: 'failed', errorCode: failure.code, errorMessage: failure.message, artifacts: [], msecs: msecs() };
       }
     },

@@ -5,7 +5,7 @@ import { ticketErrorCodes } from '../../errors.js';
 import { recordUsage } from '../../stats/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
 import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../tickets/step.js';
-import { ArtifactWriter, transformedInput } from '../step-support.js';
+import { ArtifactWriter, transformedInput, unexpectedFailure } from '../step-support.js';
 import type { Transformer } from '../../engines/xslt/index.js';
 import { readBuiltinTemplate, readHelperLibrary } from '../../repository/builtin-templates.js';
 import { JobLog } from './job-log.js';
@@ -101,8 +101,7 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
         }
         return { kind: 'succeeded', artifacts: stored.rows, outputName, msecs: Math.round(msecs), pages: out.pages, messages: warnings };
       } catch (err) {
-        const failure = err instanceof StepFailure ? err : new StepFailure(ticketErrorCodes.internal, 'internal error while rendering');
-        if (!(err instanceof StepFailure)) ctx.logger.error({ err, ticket: ticket.id }, 'render step failed unexpectedly');
+        const failure = unexpectedFailure(ctx, ticket, err, 'internal error while rendering');
         log.fatal(failure.message);
         if (keep.log.onError) {
           if (content) await stored.put(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);

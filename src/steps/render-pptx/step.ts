@@ -6,7 +6,7 @@ import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.
 import { JobLog } from '../render-pdf/job-log.js';
 import { repositoryView } from '../render-pdf/job-view.js';
 import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../tickets/step.js';
-import { ArtifactWriter, transformedInput } from '../step-support.js';
+import { ArtifactWriter, transformedInput, unexpectedFailure } from '../step-support.js';
 import type { Transformer } from '../../engines/xslt/index.js';
 import { builtinMasterPath } from './builtin.js';
 import { PptxError } from './errors.js';
@@ -79,8 +79,7 @@ export function renderPptxStep(deps: { transformer: Transformer }): Step {
         }
         return { kind: 'succeeded', artifacts: stored.rows, outputName, msecs, pages: out.slides };
       } catch (err) {
-        const failure = err instanceof StepFailure ? err : new StepFailure(ticketErrorCodes.internal, 'internal error while rendering the presentation');
-        if (!(err instanceof StepFailure)) ctx.logger.error({ err, ticket: ticket.id }, 'renderpptx failed unexpectedly');
+        const failure = unexpectedFailure(ctx, ticket, err, 'internal error while rendering the presentation');
         if (!(err instanceof StepFailure && failure.code === ticketErrorCodes.timeout)) log.fatal(failure.message);
         if (keep.log.onError) {
           if (content) await stored.put(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
