@@ -8,6 +8,8 @@ const layers = [
   { name: 'http', path: '^src/http/' },
   { name: 'studio', path: '^src/studio/' },
   { name: 'intake', path: '^src/intake/' },
+  // The Studio's preview: a request-path service over the engines, beside intake.
+  { name: 'preview', path: '^src/preview/' },
   { name: 'steps', path: '^src/steps/' },
   { name: 'engines', path: '^src/engines/' },
   { name: 'tickets', path: '^src/tickets/' },

@@ -12,6 +12,7 @@ import { swaggerOptions, swaggerUiOptions } from './openapi.js';
 import { ErrorBody } from './schemas.js';
 import { authRoutes } from './routes/auth-tokens.js';
 import { healthRoutes } from './routes/health.js';
+import { previewRoutes } from './routes/preview.js';
 import { renderRoutes } from './routes/render.js';
 import { repositoryRoutes } from './routes/repository.js';
 import { statisticsRoutes } from './routes/statistics.js';
@@ -20,7 +21,7 @@ import { ticketRoutes } from './routes/tickets.js';
 import type { App } from './types.js';
 
 /** Route plugins under /rest, one per resource. */
-const restPlugins: ((app: App, ctx: Context) => Promise<void>)[] = [tenantRoutes, repositoryRoutes, renderRoutes, ticketRoutes, statisticsRoutes];
+const restPlugins: ((app: App, ctx: Context) => Promise<void>)[] = [tenantRoutes, repositoryRoutes, renderRoutes, ticketRoutes, statisticsRoutes, previewRoutes];
 
 const allMethods: HTTPMethods[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
 

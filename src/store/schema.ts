@@ -147,6 +147,20 @@ export interface AuthFailuresTable {
   expires: number;
 }
 
+/** One attempt of one step of a ticket (migration 009): the ticket's timeline. */
+export interface StepEventsTable {
+  ticket: string;
+  /** The ticket's attempt counter when the step was claimed (unique per ticket). */
+  attempt: number;
+  step: string;
+  started: number;
+  /** Null while running, or when the attempt never finished (its lease ran out). */
+  ended: number | null;
+  /** `succeeded` or `failed` once ended. */
+  outcome: string | null;
+  error_code: string | null;
+}
+
 export interface Database {
   meta: MetaTable;
   users: UsersTable;
@@ -158,4 +172,5 @@ export interface Database {
   stats: StatsTable;
   quota_usage: QuotaUsageTable;
   auth_failures: AuthFailuresTable;
+  step_events: StepEventsTable;
 }

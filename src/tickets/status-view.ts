@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { TicketRow } from '../store/index.js';
+import type { HistoryRow } from '../store/index.js';
 
 /** TicketStatusView as the status endpoint shows it. */
 export const TicketStatusViewSchema = Type.Object(
@@ -28,7 +28,7 @@ export const TicketStatusViewSchema = Type.Object(
 export type TicketStatusView = Static<typeof TicketStatusViewSchema>;
 
 /** Presents a ticket row. */
-export function statusView(row: TicketRow): TicketStatusView {
+export function statusView(row: HistoryRow): TicketStatusView {
   return {
     complete: row.complete === 1,
     tenant: row.tenant,

@@ -15,6 +15,7 @@ import type { Step, StepOutcome } from './step.js';
 /** Steps whose config.ion holds `redeliverOnError`; the others (convert, aggregate) are never redelivered. */
 const redeliverySteps = ['renderpdf', 'renderpptx', 'upload', 'callback', 'error'] as const;
 const hasRedeliveryRules = (step: string): step is (typeof redeliverySteps)[number] => (redeliverySteps as readonly string[]).includes(step);
+import { timelineWriter } from './timeline.js';
 
 /**
  * Claims due tickets and runs one step each. Each step's outcome and the next step are
@@ -103,6 +104,7 @@ export class Worker {
       tickets.renewLease(ctx.db.kysely, ticket.id, ticket.attempt, this.id, ctx.now() + ctx.settings.leaseMs).catch((err: unknown) => ctx.logger.warn({ err }, 'lease renewal failed'));
     }, Math.max(250, Math.floor(ctx.settings.leaseMs / 3)));
     let outcome: StepOutcome;
+    await timelineWriter.started(ctx, ticket, stepName);
     try {
       outcome = step
         ? await step.run({ ctx, ticket, params })
@@ -126,6 +128,7 @@ export class Worker {
       await Promise.all(outcome.artifacts.map((a) => ctx.blobs.delete(a.blob_key)));
       return;
     }
+    await timelineWriter.ended(ctx, ticket, outcome);
     if (patch.complete === 1 && ticket.aggregate_id) await this.wakeAggregate(ticket);
     if (patch.complete === 1) await this.notifier.publish(`done:${ticket.id}`).catch(() => {});
     else if (patch.next) await this.notifier.publish('new').catch(() => {});

@@ -1,8 +1,9 @@
 /**
  * Why the pool could not deliver a job's result: the time limit (`timeout`), the memory
- * ceiling (`memory`), the process ended or failed (`crash`), or the pool was closed.
+ * ceiling (`memory`), the process ended or failed (`crash`), the pool was closed, or the caller
+ * gave up while the job was queued (`cancelled`).
  */
-export type PoolErrorKind = 'timeout' | 'memory' | 'crash' | 'closed';
+export type PoolErrorKind = 'timeout' | 'memory' | 'crash' | 'closed' | 'cancelled';
 
 /** A job the pool gave up on; engines word it for their callers. */
 export class PoolError extends Error {

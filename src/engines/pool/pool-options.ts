@@ -31,6 +31,8 @@ export interface RunOptions<Progress> {
   timeoutMs?: number;
   /** Receives the job's progress messages in order, before the result. */
   onProgress?: (progress: Progress) => void;
+  /** Aborted while the job still waits for a process: it leaves the queue (`cancelled`). A job already running finishes. */
+  signal?: AbortSignal;
 }
 
 /** Counters for metrics and tests. */

@@ -33,8 +33,18 @@ export class ProcessPool<Job, Result, Progress = never> {
   /** Runs a job (or builds it when a process is free, for jobs that depend on earlier results). */
   run(job: Job | (() => Job), options: RunOptions<Progress> = {}): Promise<Result> {
     if (this.closed) return Promise.reject(new PoolError('closed', `the ${this.opts.name} pool is closed`));
+    if (options.signal?.aborted) return Promise.reject(new PoolError('cancelled', `${this.opts.name} job cancelled`));
     return new Promise((resolve, reject) => {
-      this.queue.push({ job, timeoutMs: options.timeoutMs ?? this.opts.timeoutMs, onProgress: options.onProgress, resolve, reject });
+      const task: Task<Job, Result, Progress> = { job, timeoutMs: options.timeoutMs ?? this.opts.timeoutMs, onProgress: options.onProgress, resolve, reject };
+      this.queue.push(task);
+      options.signal?.addEventListener(
+        'abort',
+        () => {
+          const at = this.queue.indexOf(task);
+          if (at >= 0) this.queue.splice(at, 1)[0]!.reject(new PoolError('cancelled', `${this.opts.name} job cancelled`));
+        },
+        { once: true },
+      );
       this.pump();
     });
   }

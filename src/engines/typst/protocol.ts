@@ -12,12 +12,34 @@ export interface RenderJob {
   pdfTags: boolean;
   /** Extra fonts (repository `fonts/`), keyed so a process can reuse a compiler per font set. */
   fonts?: { key: string; blobs: Buffer[] };
+  /**
+   * Previews (the Studio): `svg` answers each page as SVG with its text instead of a PDF,
+   * `pdf+text` the PDF and each page's text; both add positioned diagnostics. @defaultValue pdf
+   */
+  output?: 'pdf' | 'svg' | 'pdf+text';
+}
+
+/** A compiler message with its place in the job's files (line and column 1-based). */
+export interface DiagnosticDetail {
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+  severity: 'error' | 'warning';
+}
+
+/** A page of a preview: size in points, its SVG (`svg` output) and its text. */
+export interface PreviewPage {
+  width: number;
+  height: number;
+  svg?: string;
+  text: string;
 }
 
 /** What a render process answers: the PDF, or the template's diagnostics. */
 export type RenderResult =
-  | { ok: true; pdf: Uint8Array; pages: number; warnings: string[]; msecs: number }
-  | { ok: false; message: string; diagnostics: string[] };
+  | { ok: true; pdf: Uint8Array; pages: number; warnings: string[]; msecs: number; preview?: { pages: PreviewPage[]; warnings: DiagnosticDetail[] } }
+  | { ok: false; message: string; diagnostics: string[]; details?: DiagnosticDetail[] };
 
 /** The virtual root every job's files live under; it does not exist on disk. */
 export const JOB_ROOT = '/pressroom-job';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { PoolError, ProcessPool, type PoolStats } from '../pool/index.js';
-import type { RenderJob, RenderResult } from './protocol.js';
+import type { DiagnosticDetail, PreviewPage, RenderJob, RenderResult } from './protocol.js';
 
 /** Why a render failed: the template, the time limit, the memory ceiling or the process. */
 export class RenderError extends Error {
@@ -12,6 +12,8 @@ export class RenderError extends Error {
     readonly kind: 'template' | 'timeout' | 'memory' | 'crash',
     message: string,
     readonly diagnostics: string[] = [],
+    /** Previews: the diagnostics with their places. */
+    readonly details: DiagnosticDetail[] = [],
   ) {
     super(message);
   }
@@ -22,6 +24,8 @@ export interface RenderOutput {
   pages: number;
   warnings: string[];
   msecs: number;
+  /** Jobs with a preview `output`: the pages and the warnings with their places. */
+  preview?: { pages: PreviewPage[]; warnings: DiagnosticDetail[] };
 }
 
 export interface TypstEngineOptions {
@@ -67,13 +71,14 @@ export class TypstEngine {
     });
   }
 
-  /** Renders a job, queueing when every process is busy. */
-  async render(job: RenderJob, timeoutMs?: number): Promise<RenderOutput> {
-    const reply = await this.pool.run(job, timeoutMs === undefined ? {} : { timeoutMs }).catch((err: unknown) => {
+  /** Renders a job, queueing when every process is busy; an aborted `signal` drops it from the queue. */
+  async render(job: RenderJob, timeoutMs?: number, signal?: AbortSignal): Promise<RenderOutput> {
+    const reply = await this.pool.run(job, { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(signal ? { signal } : {}) }).catch((err: unknown) => {
       throw err instanceof PoolError ? renderErrorOf(err) : err;
     });
-    if (!reply.ok) throw new RenderError('template', reply.message, reply.diagnostics);
-    return { pdf: Buffer.from(reply.pdf.buffer, reply.pdf.byteOffset, reply.pdf.byteLength), pages: reply.pages, warnings: reply.warnings, msecs: reply.msecs };
+    if (!reply.ok) throw new RenderError('template', reply.message, reply.diagnostics, reply.details);
+    const pdf = Buffer.from(reply.pdf.buffer, reply.pdf.byteOffset, reply.pdf.byteLength);
+    return { pdf, pages: reply.pages, warnings: reply.warnings, msecs: reply.msecs, ...(reply.preview ? { preview: reply.preview } : {}) };
   }
 
   /** Busy, idle and queued render slots, for metrics. */
@@ -96,6 +101,8 @@ function renderErrorOf(err: PoolError): RenderError {
       return new RenderError('memory', `render stopped: the render process passed the memory ceiling of ${err.detail.ceilingMb} MiB`);
     case 'closed':
       return new RenderError('crash', 'render pool closed');
+    case 'cancelled':
+      return new RenderError('crash', 'render cancelled');
     default:
       return new RenderError('crash', err.detail.how ? `render process ended (${err.detail.how}) while rendering` : err.message);
   }

@@ -82,6 +82,21 @@ export async function repositoryRoutes(app: App, ctx: Context): Promise<void> {
     },
     async (req) => repository.putFile(ctx, principalOf(req), req.params['*'], rawBytes(req.body)),
   );
+  app.post(
+    '/repository/validate/*',
+    {
+      config: json,
+      schema: {
+        tags,
+        operationId: 'validateRepositoryFile',
+        summary: 'Check a file as PUT /repository/files/{path} would, without storing it: 200 when valid, else the 400 a PUT would answer',
+        params: Wildcard,
+        rawBody: rawBody(['*/*']),
+        response: { 200: Type.Object({ valid: Type.Literal(true) }, { description: 'the file would be accepted' }), ...errors(400, 401, 403, 404, 406, 413) },
+      },
+    },
+    async (req) => repository.validateFile(ctx, principalOf(req), req.params['*'], rawBytes(req.body)),
+  );
   app.get(
     '/repository/files/*',
     { schema: { tags, operationId: 'getRepositoryFile', summary: 'Read a file (content type from the extension)', params: Wildcard, response: { 200: FileContent, ...errors(400, 401, 403, 404) } } },

@@ -10,6 +10,7 @@ import { negotiate } from '../negotiate.js';
 import { parseRange } from '../range.js';
 import { binaryResponse, errors, ref } from '../schemas.js';
 import { principalOf, type App } from '../types.js';
+import { ticketHistoryRoutes } from './ticket-history.js';
 
 const ProjectParams = Type.Object({ tenant: Type.String(), project: Type.String() });
 const TicketParams = Type.Object({ tenant: Type.String(), project: Type.String(), ticket: Type.String() });
@@ -131,4 +132,6 @@ export async function ticketRoutes(app: App, ctx: Context): Promise<void> {
       return reply.send(stream);
     },
   );
+
+  await ticketHistoryRoutes(app, ctx, { authorize: (req) => authorize(ctx, req), loadTicket: (req) => loadTicket(ctx, req) });
 }
