@@ -18,7 +18,7 @@ export interface UsersTable {
 
 export interface TenantsTable {
   name: string;
-  /** Random id of this row (migration 006): tokens carry it, so a tenant created again is another one. */
+  /** Random id of this row (migration 006-token-identity): tokens carry it, so a tenant created again is another one. */
   uid: string;
   created: number;
   updated: number;
@@ -27,7 +27,7 @@ export interface TenantsTable {
 export interface ProjectsTable {
   tenant: string;
   name: string;
-  /** Random id of this row (migration 006), as for tenants. */
+  /** Random id of this row (migration 006-token-identity), as for tenants. */
   uid: string;
   keep_until: string | null;
   expires: number | null;

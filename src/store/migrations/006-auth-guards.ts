@@ -1,11 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 
-/**
- * Failed token requests per user name and per client address, counted in fixed windows; and an
- * id per tenant and project row, which tokens carry, so a tenant or project deleted and created
- * again under the same name does not accept the old tokens.
- */
+/** Failed token requests per user name and per client address, counted in fixed windows. */
 export const authGuards: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema
@@ -15,14 +10,5 @@ export const authGuards: Migration = {
       .addColumn('expires', 'bigint', (c) => c.notNull())
       .execute();
     await db.schema.createIndex('auth_failures_expires').on('auth_failures').column('expires').execute();
-
-    for (const table of ['tenants', 'projects'] as const) {
-      await db.schema.alterTable(table).addColumn('uid', 'text', (c) => c.notNull().defaultTo('')).execute();
-      const rows = await sql<{ tenant: string; name: string }>`select ${sql.raw(table === 'tenants' ? 'name as tenant' : 'tenant')}, name from ${sql.table(table)}`.execute(db);
-      for (const row of rows.rows) {
-        const where = table === 'tenants' ? sql`name = ${row.name}` : sql`tenant = ${row.tenant} and name = ${row.name}`;
-        await sql`update ${sql.table(table)} set uid = ${randomUUID()} where ${where}`.execute(db);
-      }
-    }
   },
 };

@@ -5,6 +5,7 @@ import { webhooks } from './003-webhooks.js';
 import { statistics } from './004-statistics.js';
 import { fanoutPriority } from './005-fanout-priority.js';
 import { authGuards } from './006-auth-guards.js';
+import { tokenIdentity } from './006-token-identity.js';
 
 /** Every migration, in order. Names sort lexically; never rename one that shipped. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '004-statistics': statistics,
   '005-fanout-priority': fanoutPriority,
   '006-auth-guards': authGuards,
+  '006-token-identity': tokenIdentity,
 };
