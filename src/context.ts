@@ -45,7 +45,8 @@ export async function createContext(settings: Settings, opts: { logger?: Logger;
     throw err;
   }
   const blobs = openBlobStore(settings);
-  const tokens = await TokenService.create(settings, db);
+  const now = opts.now ?? Date.now;
+  const tokens = await TokenService.create(settings, db, now);
   const notifier = await createNotifier(db, logger);
   const transformer = new Transformer({
     processes: Math.max(1, Math.min(2, settings.renderThreads)),
@@ -62,7 +63,7 @@ export async function createContext(settings: Settings, opts: { logger?: Logger;
     logger,
     notifier,
     transformer,
-    now: opts.now ?? Date.now,
+    now,
     async close() {
       await transformer.close();
       await notifier.close();

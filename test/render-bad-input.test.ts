@@ -106,15 +106,15 @@ describeEachStore('renderpdf bad input', (kind) => {
     await refused(await post('<data/>', { query: 'transform=nosuch.xslt' }), 400, /stylesheet nosuch\.xslt not found/);
   });
 
-  it('answers 404 for a deleted project, 403 for a token of another project, 405 for GET', async () => {
+  it('answers 401 for a token of a deleted project, 403 for a token of another project, 405 for GET', async () => {
     await refused(await post('<data/>', { token: tokens.op }), 403, /not valid/);
     const other = await t.token('acme', 'other', 'jobs');
     await refused(await post('<data/>', { token: other }), 403, /not valid/);
-    // A token outlives its project: the request then finds no project.
+    // A token does not outlive its project: it is revoked with it.
     await setupProject(t, 'acme', 'temp');
     const tempToken = await t.token('acme', 'temp', 'jobs');
     assert.equal((await t.fetch('/rest/tenants/acme/projects/temp', { method: 'DELETE', token: tokens.op })).status, 200);
-    await refused(await post('<data/>', { token: tempToken, path: 'temp' }), 404, /not found/);
+    await refused(await post('<data/>', { token: tempToken, path: 'temp' }), 401, /revoked/);
     const get = await t.fetch('/rest/tenants/acme/projects/shop/renderpdf', { token: tokens.jobs });
     assert.equal(get.status, 405);
   });

@@ -35,7 +35,7 @@ describeEachStore('token service', (kind) => {
     assert.equal(body.scope, 'jobs');
     assert.equal(body.expires_in, 3600);
     const claims = decodeJwt(body.access_token as string);
-    for (const c of ['iss', 'aud', 'sub', 'tenant', 'project', 'scope', 'exp', 'iat', 'jti']) assert.ok(c in claims, `claim ${c}`);
+    for (const c of ['iss', 'aud', 'sub', 'tenant', 'project', 'scope', 'exp', 'iat', 'jti', 'ut', 'us', 'tid', 'pid']) assert.ok(c in claims, `claim ${c}`);
     assert.equal(claims.tenant, 'acme');
     assert.equal(claims.project, 'shop');
   });
@@ -84,7 +84,9 @@ describeEachStore('token service', (kind) => {
 
   it('refuses forged, unsigned, expired and foreign tokens with 401 or 403', async () => {
     const secret = new TextEncoder().encode((await meta.getMeta(t.server.ctx.db.kysely, 'jwt_secret'))!);
-    const base = { tenant: 'system', project: 'admin', scope: 'admin', op: true };
+    // The identity claims of a genuine operator token: forging them needs the key as well.
+    const { ut, us } = decodeJwt(op);
+    const base = { tenant: 'system', project: 'admin', scope: 'admin', op: true, ut, us };
     const sign = (claims: object, opts: { iss?: string; aud?: string; exp?: string | null; key?: Uint8Array } = {}) => {
       let jwt = new SignJWT(claims as Record<string, unknown>).setProtectedHeader({ alg: 'HS256' }).setSubject('admin').setIssuedAt().setJti('x');
       jwt = jwt.setIssuer(opts.iss ?? 'pressroom').setAudience(opts.aud ?? 'pressroom');
@@ -100,6 +102,8 @@ describeEachStore('token service', (kind) => {
       await sign(base, { aud: 'other' }),
       await sign(base, { iss: 'other' }),
       await sign(base, { exp: '-10s' }),
+      await sign({ tenant: 'system', project: 'admin', scope: 'admin', op: true }),
+      await sign({ ...base, us: 'another-password-stamp' }),
       'not-a-jwt',
     ];
     for (const token of bad) {

@@ -2,6 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '../errors.js';
 import { tenants, users, type Db, type UserRow } from '../store/index.js';
+import { userStamp, type TokenIdentity } from './identity.js';
 import { hashPassword, randomPassword, verifyPassword } from './passwords.js';
 import { type Scope, scopes, SYSTEM_TENANT } from './principal.js';
 
@@ -39,6 +40,14 @@ export interface Grant {
   project: string;
   scope: Scope;
   operator: boolean;
+  /** What the token is tied to; it stops working when that changes. */
+  identity: TokenIdentity;
+}
+
+/** The ids of an existing tenant and project, or undefined when either is gone. */
+async function rowIds(db: Db, tenant: string, project: string): Promise<{ tenantId: string; projectId: string } | undefined> {
+  const [t, p] = await Promise.all([tenants.findTenant(db.kysely, tenant), tenants.findProject(db.kysely, tenant, project)]);
+  return t && p ? { tenantId: t.uid, projectId: p.uid } : undefined;
 }
 
 /** Checks a password grant for tenant/project/scope; throws invalid_grant or invalid_scope. */
@@ -52,23 +61,47 @@ export async function authenticate(db: Db, req: { tenant: string; username: stri
   const ok = await verifyPassword(req.password, row?.password_hash ?? (await dummyHash));
   if (!row || !ok) throw new AppError('invalid_grant', 'user name or password is wrong');
 
+  const user = { userTenant: row.tenant, userStamp: userStamp(row.password_hash) };
   if (row.operator === 1) {
-    if (req.tenant !== SYSTEM_TENANT) {
-      const project = await tenants.findProject(db.kysely, req.tenant, req.project);
-      if (!project) throw new AppError('invalid_grant', `tenant ${req.tenant} has no project ${req.project}`);
+    if (req.tenant === SYSTEM_TENANT) {
+      return { user: row.name, tenant: req.tenant, project: req.project, scope, operator: scope === 'admin', identity: { ...user, tenantId: null, projectId: null } };
     }
-    return { user: row.name, tenant: req.tenant, project: req.project, scope, operator: req.tenant === SYSTEM_TENANT && scope === 'admin' };
+    const ids = await rowIds(db, req.tenant, req.project);
+    if (!ids) throw new AppError('invalid_grant', `tenant ${req.tenant} has no project ${req.project}`);
+    return { user: row.name, tenant: req.tenant, project: req.project, scope, operator: false, identity: { ...user, ...ids } };
   }
   if (row.project !== req.project) throw new AppError('invalid_grant', `user is not entitled to project ${req.project}`);
   if (scope === 'admin' && row.scope !== 'admin') throw new AppError('invalid_scope', 'user does not hold scope admin');
-  return { user: row.name, tenant: row.tenant, project: row.project, scope, operator: false };
+  const ids = await rowIds(db, row.tenant, row.project);
+  if (!ids) throw new AppError('invalid_grant', `user is not entitled to project ${req.project}`);
+  return { user: row.name, tenant: row.tenant, project: row.project, scope, operator: false, identity: { ...user, ...ids } };
+}
+
+/** Refuses a password too weak to set. */
+function checkNewPassword(password: string): void {
+  if (password.length < 8) throw new AppError('bad_request', 'password must have at least 8 characters');
+}
+
+/**
+ * Gives a tenant user a new password. Its tokens stop working (they carry a stamp of the old
+ * password hash). With `project`, the user must belong to that project.
+ */
+export async function setPassword(db: Db, input: { name: string; tenant: string; project?: string; password: string }): Promise<UserView> {
+  const row = await users.findUser(db.kysely, input.tenant, input.name);
+  if (!row || (input.project !== undefined && row.project !== input.project)) {
+    throw new AppError('not_found', `user ${input.name} not found in tenant ${input.tenant}${input.project !== undefined ? `, project ${input.project}` : ''}`);
+  }
+  checkNewPassword(input.password);
+  const hash = await hashPassword(input.password);
+  if (!(await users.updatePasswordHash(db.kysely, input.tenant, input.name, hash))) throw new AppError('not_found', `user ${input.name} not found in tenant ${input.tenant}`);
+  return view({ ...row, password_hash: hash });
 }
 
 /** Adds a tenant user bound to one project with a scope (admin implies jobs). */
 export async function addUser(db: Db, input: { name: string; tenant: string; project: string; scope: string; password: string }): Promise<UserView> {
   if (!namePattern.test(input.name)) throw new AppError('bad_request', 'user name must be 1-128 of A-Z a-z 0-9 . _ @ -');
   if (!scopes.includes(input.scope as Scope)) throw new AppError('bad_request', `scope must be one of ${scopes.join(', ')}`);
-  if (input.password.length < 8) throw new AppError('bad_request', 'password must have at least 8 characters');
+  checkNewPassword(input.password);
   const project = await tenants.findProject(db.kysely, input.tenant, input.project);
   if (!project) throw new AppError('not_found', `tenant ${input.tenant} with project ${input.project} not found`);
   const row: UserRow = {

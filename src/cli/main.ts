@@ -12,6 +12,7 @@ commands:
   users add <name> --tenant T --project P --scope jobs|admin [--password-stdin]
   users list [--tenant T] [--json]
   users remove <name> [--tenant T]  (without --tenant: an operator)
+  users passwd <name> --tenant T [--project P] [--password-stdin]
   seal <value> | seal --stdin       print {sealed:…} for a secret in a config.ion
 
 Settings come from PRESSROOM_* environment variables; see docs/configuration.md.`;

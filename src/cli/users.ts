@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { addUser, listUsers, removeUser, scopes, type Scope } from '../auth/index.js';
+import { addUser, listUsers, removeUser, scopes, setPassword, type Scope } from '../auth/index.js';
 import { loadSettings } from '../config/settings.js';
 import { AppError } from '../errors.js';
 import { migrate, openDb, type Db } from '../store/index.js';
@@ -7,13 +7,15 @@ import { promptSecret, readStdin } from './prompt.js';
 
 export const usersUsage = `usage: pressroom users add <name> --tenant T --project P --scope jobs|admin [--password-stdin]
        pressroom users list [--tenant T] [--json]
-       pressroom users remove <name> [--tenant T]   (without --tenant: an operator)`;
+       pressroom users remove <name> [--tenant T]   (without --tenant: an operator)
+       pressroom users passwd <name> --tenant T [--project P] [--password-stdin]`;
 
 /** What a valid command line asks for; checked before the store is opened. */
 type Request =
   | { sub: 'add'; name: string; tenant: string; project: string; scope: Scope; passwordStdin: boolean }
   | { sub: 'list'; tenant: string | undefined; json: boolean }
-  | { sub: 'remove'; name: string; tenant: string | undefined };
+  | { sub: 'remove'; name: string; tenant: string | undefined }
+  | { sub: 'passwd'; name: string; tenant: string; project: string | undefined; passwordStdin: boolean };
 
 /** Parses `users …` arguments; a string is the problem to report with the usage. */
 function parse(args: string[]): Request | string {
@@ -50,6 +52,12 @@ function parse(args: string[]): Request | string {
       if (!name || positionals.length > 1) return 'users remove needs exactly one <name>';
       return { sub, name, tenant: values.tenant };
     }
+    case 'passwd': {
+      const name = positionals[0];
+      if (!name || positionals.length > 1 || !values.tenant) return 'users passwd needs <name> and --tenant';
+      if (values.scope !== undefined || values.json !== undefined) return 'users passwd takes only --tenant, --project and --password-stdin';
+      return { sub, name, tenant: values.tenant, project: values.project, passwordStdin: values['password-stdin'] === true };
+    }
     default:
       return sub === undefined ? 'users needs a subcommand' : `unknown users subcommand "${sub}"`;
   }
@@ -72,11 +80,17 @@ async function run(db: Db, req: Request): Promise<void> {
     case 'remove':
       await removeUser(db, req.name, req.tenant);
       process.stdout.write(`removed user ${req.name}\n`);
+      return;
+    case 'passwd': {
+      const password = req.passwordStdin ? await readStdin() : await promptSecret(`new password for ${req.name}: `);
+      const user = await setPassword(db, { name: req.name, tenant: req.tenant, ...(req.project !== undefined ? { project: req.project } : {}), password });
+      process.stdout.write(`changed the password of user ${user.name} (tenant ${user.tenant}, project ${user.project}); its tokens no longer work\n`);
+    }
   }
 }
 
 /**
- * `pressroom users add|list|remove`: works on the store directly, with or without a running
+ * `pressroom users add|list|remove|passwd`: works on the store directly, with or without a running
  * server. Exit 2 for a bad command line (with the usage), 1 when the store refuses.
  */
 export async function usersCommand(args: string[]): Promise<number> {

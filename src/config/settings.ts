@@ -36,6 +36,8 @@ export interface Settings {
   readonly sealKey: string | null;
   /** Token lifetime in seconds. @defaultValue 3600 */
   readonly tokenTtlSeconds: number;
+  /** How long one process trusts its last look at a token's user, tenant and project (revocation delay). @defaultValue 5000 */
+  readonly tokenRecheckMs: number;
   /** Failed token requests for one user name within the window before it is refused (429). @defaultValue 20 */
   readonly authUserFailures: number;
   /** Failed token requests from one client address within the window before it is refused (429). @defaultValue 100 */
@@ -221,6 +223,11 @@ export const definitions: Definitions = {
     },
   },
   tokenTtlSeconds: { env: 'PRESSROOM_TOKEN_TTL_SECONDS', doc: 'Access token lifetime in seconds.', parse: int('PRESSROOM_TOKEN_TTL_SECONDS', 3600, 60, 31_536_000) },
+  tokenRecheckMs: {
+    env: 'PRESSROOM_TOKEN_RECHECK_MS',
+    doc: 'How long a process trusts its last look at the user, tenant and project a token was issued for; a token whose user was removed or got a new password, or whose tenant or project was deleted, answers 401 at most this much later.',
+    parse: int('PRESSROOM_TOKEN_RECHECK_MS', 5000, 0, 10_000),
+  },
   authUserFailures: {
     env: 'PRESSROOM_AUTH_USER_FAILURES',
     doc: 'Failed token requests for one user name (any tenant, any address) within the window; every request for that name after them gets 429 until the window ends.',

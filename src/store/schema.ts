@@ -18,6 +18,8 @@ export interface UsersTable {
 
 export interface TenantsTable {
   name: string;
+  /** Random id of this row (migration 006-token-identity): tokens carry it, so a tenant created again is another one. */
+  uid: string;
   created: number;
   updated: number;
 }
@@ -25,6 +27,8 @@ export interface TenantsTable {
 export interface ProjectsTable {
   tenant: string;
   name: string;
+  /** Random id of this row (migration 006-token-identity), as for tenants. */
+  uid: string;
   keep_until: string | null;
   expires: number | null;
   created: number;

@@ -9,9 +9,9 @@ export async function listTenants(db: Kysely<Database>): Promise<(TenantRow & { 
   const rows = await db
     .selectFrom('tenants')
     .leftJoin('projects', 'projects.tenant', 'tenants.name')
-    .select(['tenants.name', 'tenants.created', 'tenants.updated'])
+    .select(['tenants.name', 'tenants.uid', 'tenants.created', 'tenants.updated'])
     .select((eb) => eb.fn.count<number>('projects.name').as('projects'))
-    .groupBy(['tenants.name', 'tenants.created', 'tenants.updated'])
+    .groupBy(['tenants.name', 'tenants.uid', 'tenants.created', 'tenants.updated'])
     .orderBy('tenants.name')
     .execute();
   return rows.map((r) => ({ ...r, projects: Number(r.projects) }));

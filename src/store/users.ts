@@ -14,6 +14,12 @@ export async function insertUser(db: Kysely<Database>, row: UserRow): Promise<bo
   return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
+/** Replaces a user's password hash; true when the user exists. */
+export async function updatePasswordHash(db: Kysely<Database>, tenant: string, name: string, passwordHash: string): Promise<boolean> {
+  const res = await db.updateTable('users').set({ password_hash: passwordHash }).where('tenant', '=', tenant).where('name', '=', name).executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
 /** Lists users, optionally of one tenant. */
 export async function listUsers(db: Kysely<Database>, tenant?: string): Promise<UserRow[]> {
   let q = db.selectFrom('users').selectAll().orderBy('tenant').orderBy('name');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Context } from '../context.js';
 import { AppError, notFound } from '../errors.js';
 import { tenants, users, type ProjectRow, type TenantRow } from '../store/index.js';
@@ -58,7 +59,7 @@ export async function getTenant(ctx: Context, name: string): Promise<TenantView>
 export async function createTenant(ctx: Context, name: string): Promise<TenantView> {
   assertName('tenant', name);
   const now = ctx.now();
-  const row: TenantRow = { name, created: now, updated: now };
+  const row: TenantRow = { name, uid: randomUUID(), created: now, updated: now };
   if (!(await tenants.insertTenant(ctx.db.kysely, row))) throw new AppError('conflict', `tenant ${name} exists already`);
   return { name, projects: 0, created: iso(now), updated: iso(now) };
 }
@@ -94,7 +95,7 @@ export async function createProject(ctx: Context, tenant: string, input: { name:
     if (Number.isNaN(expires)) throw new AppError('bad_request', 'expires must be an ISO 8601 date-time', { details: [{ field: 'expires', message: 'not a date-time' }] });
   }
   const now = ctx.now();
-  const row: ProjectRow = { tenant, name: input.name, keep_until: input.keepUntil ?? null, expires, created: now, updated: now };
+  const row: ProjectRow = { tenant, name: input.name, uid: randomUUID(), keep_until: input.keepUntil ?? null, expires, created: now, updated: now };
   if (!(await tenants.insertProject(ctx.db.kysely, row))) throw new AppError('conflict', `project ${tenant}/${input.name} exists already`);
   return projectView(row);
 }

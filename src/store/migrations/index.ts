@@ -5,6 +5,7 @@ import { webhooks } from './003-webhooks.js';
 import { statistics } from './004-statistics.js';
 import { fanoutPriority } from './005-fanout-priority.js';
 import { authGuards } from './006-auth-guards.js';
+import { tokenIdentity } from './006-token-identity.js';
 import { stepEvents } from './009-step-events.js';
 
 /** Every migration, in order. Names sort lexically; never rename one that shipped. */
@@ -15,5 +16,6 @@ export const migrations: Record<string, Migration> = {
   '004-statistics': statistics,
   '005-fanout-priority': fanoutPriority,
   '006-auth-guards': authGuards,
+  '006-token-identity': tokenIdentity,
   '009-step-events': stepEvents,
 };
