@@ -57,6 +57,10 @@ export interface Settings {
   readonly zipMaxBytes: number;
   /** Most entries in such a ZIP. @defaultValue 10000 */
   readonly zipMaxEntries: number;
+  /** Highest compression ratio of a ZIP entry and of a whole ZIP. @defaultValue 200 */
+  readonly zipMaxRatio: number;
+  /** ZIP uploads one API process unpacks at once; more wait (503 after 10 s). @defaultValue 2 */
+  readonly zipConcurrency: number;
   /** Largest media asset (image URL in the data) in bytes. @defaultValue 20971520 (20 MiB) */
   readonly assetMaxBytes: number;
   /** Longest one media asset download may take, connecting included. @defaultValue 15000 */
@@ -208,6 +212,16 @@ export const definitions: Definitions = {
   },
   zipMaxBytes: { env: 'PRESSROOM_ZIP_MAX_BYTES', doc: 'Most uncompressed bytes accepted from one ZIP.', parse: int('PRESSROOM_ZIP_MAX_BYTES', 256 * 1024 * 1024, 1024, 2 ** 40) },
   zipMaxEntries: { env: 'PRESSROOM_ZIP_MAX_ENTRIES', doc: 'Most entries accepted in one ZIP.', parse: int('PRESSROOM_ZIP_MAX_ENTRIES', 10_000, 1, 1_000_000) },
+  zipMaxRatio: {
+    env: 'PRESSROOM_ZIP_MAX_RATIO',
+    doc: 'Highest compression ratio (uncompressed:compressed) of any ZIP entry, from its first byte (plus 4 KiB of slack), and of a whole ZIP.',
+    parse: int('PRESSROOM_ZIP_MAX_RATIO', 200, 2, 100_000),
+  },
+  zipConcurrency: {
+    env: 'PRESSROOM_ZIP_CONCURRENCY',
+    doc: 'ZIP uploads (render input, repository tree) one process unpacks at once; more wait in line and get 503 with Retry-After after 10 s.',
+    parse: int('PRESSROOM_ZIP_CONCURRENCY', 2, 1, 1024),
+  },
   assetMaxBytes: { env: 'PRESSROOM_ASSET_MAX_BYTES', doc: 'Largest media asset in bytes.', parse: int('PRESSROOM_ASSET_MAX_BYTES', 20 * 1024 * 1024, 1024, 2 ** 31 - 1) },
   assetTimeoutMs: { env: 'PRESSROOM_ASSET_TIMEOUT_MS', doc: 'Longest one media asset download may take.', parse: int('PRESSROOM_ASSET_TIMEOUT_MS', 15_000, 100, 600_000) },
   assetMaxCount: { env: 'PRESSROOM_ASSET_MAX_COUNT', doc: 'Most media asset URLs downloaded for one job.', parse: int('PRESSROOM_ASSET_MAX_COUNT', 50, 0, 10_000) },
