@@ -60,9 +60,12 @@ export async function startServer(settings: Settings, opts: { now?: () => number
       if (stopping) return;
       stopping = true;
       await app?.close();
+      // Grace period for running steps, then their tickets are released (see Worker.stop).
       await worker?.stop();
       await housekeeping?.stop();
       await stepSet?.close();
+      // Closing the engines ends released renders; let their steps wind down before the store closes.
+      await worker?.settle();
       await ctx.close();
     },
   };

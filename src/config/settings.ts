@@ -51,6 +51,8 @@ export interface Settings {
   readonly leaseMs: number;
   /** How often an idle worker looks for due tickets. @defaultValue 500 */
   readonly pollMs: number;
+  /** On SIGTERM, how long running steps may finish before their tickets are released. @defaultValue 10000 */
+  readonly shutdownGraceMs: number;
   /** Addresses, CIDRs or host names outgoing requests may reach although private. */
   readonly allowPrivateAddresses: readonly string[];
   /** Largest ZIP accepted by repository tree upload or render intake, uncompressed. @defaultValue 268435456 */
@@ -205,6 +207,11 @@ export const definitions: Definitions = {
   },
   leaseMs: { env: 'PRESSROOM_LEASE_MS', doc: 'Lease of a running step; another worker takes over a ticket whose lease ran out.', parse: int('PRESSROOM_LEASE_MS', 30_000, 1000, 3_600_000) },
   pollMs: { env: 'PRESSROOM_POLL_MS', doc: 'How often an idle worker looks for due tickets (new tickets also wake it at once).', parse: int('PRESSROOM_POLL_MS', 500, 10, 60_000) },
+  shutdownGraceMs: {
+    env: 'PRESSROOM_SHUTDOWN_GRACE_MS',
+    doc: 'On SIGTERM or SIGINT, how long running steps may still finish; the tickets of those still running are then released for another worker at once.',
+    parse: int('PRESSROOM_SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
+  },
   allowPrivateAddresses: {
     env: 'PRESSROOM_ALLOW_PRIVATE_ADDRESSES',
     doc: 'Comma-separated addresses, CIDRs or host names that webhooks and media downloads may reach although loopback or private.',
