@@ -151,7 +151,8 @@ describeEachStore('repository tree upload', (kind) => {
     assert.ok(bomb.length < 200_000);
     const started = Date.now();
     await refused(t, bomb, op, 400, 'invalid_zip', /compression ratio above 200:1/);
-    assert.ok(Date.now() - started < 5000);
+    // Generous: a bomb inflated to the end would take far longer, and the message says where it stopped.
+    assert.ok(Date.now() - started < 30_000);
     // Honest header says 2 MiB; lying header (declares 1 MiB, below the ratio floor) is caught while inflating.
     const ratio = await makeZip([{ name: `${P}/zeros.bin`, data: Buffer.alloc(2 * 1024 * 1024) }]);
     await refused(t, ratio, op, 400, 'invalid_zip', /compression ratio/);

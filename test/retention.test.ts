@@ -111,7 +111,7 @@ describeEachStore('retention', (kind) => {
 
   it('deletes under `shippedOrExpired` (the default) on shipping or on expiry, whichever comes first', async () => {
     const p = await project('soe', '{ keepLog: never }');
-    const res = await t.fetch('/rest/tenants/acme/projects/soe/renderpdf?timeToWait=20000', {
+    const res = await t.fetch('/rest/tenants/acme/projects/soe/renderpdf?timeToWait=300000', {
       method: 'POST',
       token: p.jobs,
       body: grid,

@@ -79,7 +79,8 @@ describeEachStore('SIGTERM during a render', (kind) => {
       assert.equal(done.redeliveries, 0);
       assert.match((await pdfText(await artifactPdf(second, tokens.jobs, id!))).join('\n'), /SLOW DONE 1000/);
     } finally {
-      for (const p of processes) await p.stop('SIGKILL');
+      // SIGTERM first: a clean stop also ends render processes still looping (SIGKILL after 60 s).
+      for (const p of processes) await p.stop('SIGTERM');
       await db.close();
       await fresh.cleanup();
     }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ADMIN_PASSWORD, type TestServer } from './server.js';
+import { crash } from './worker-process.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -85,10 +86,11 @@ export class ServeProcess implements ServerClient {
     return this.token('system', 'admin', 'admin');
   }
 
-  /** Sends a signal and waits for the exit (SIGKILL after `ms`). */
+  /** Sends a signal and waits for the exit; SIGKILL (to it and its render processes) at once or after `ms`. */
   async stop(signal: NodeJS.Signals = 'SIGTERM', ms = 60_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill(signal);
-    const timer = setTimeout(() => this.proc.kill('SIGKILL'), ms);
+    if (signal === 'SIGKILL') await crash(this.proc);
+    else if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill(signal);
+    const timer = setTimeout(() => void crash(this.proc), ms);
     try {
       return await this.exited;
     } finally {
