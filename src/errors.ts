@@ -29,7 +29,7 @@ export const errorCatalogue = {
   internal: { status: 500, doc: 'Unknown error; the cause is logged, not sent.' },
   render_failed: { status: 500, doc: 'Synchronous mode: the ticket failed; the message carries its status, errorCode and error message.' },
   no_fanout_data: { status: 500, doc: 'The input could not be enqueued because no fanout data was found.' },
-  unavailable: { status: 503, doc: 'The service is starting or stopping.' },
+  unavailable: { status: 503, doc: 'The service is starting or stopping, or too busy unpacking ZIP uploads (`Retry-After` says when to try again).' },
   blob_unavailable: { status: 503, doc: 'The blob store cannot be used: S3 endpoint unreachable, credentials refused, bucket missing, or the blob folder not writable. Retry later.' },
   backend_timeout: { status: 504, doc: 'A backend did not respond in time.' },
   template_timeout: { status: 504, doc: 'Preview: the template ran past the render time limit (`maxExecutionMillis`, else the service setting) and was stopped.' },

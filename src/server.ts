@@ -77,9 +77,12 @@ export async function startServer(settings: Settings, opts: { now?: () => number
       stopping = true;
       stopWaiting?.();
       await app?.close();
+      // Grace period for running steps, then their tickets are released (see Worker.stop).
       await worker?.stop();
       await housekeeping?.stop();
       await stepSet?.close();
+      // Closing the engines ends released renders; let their steps wind down before the store closes.
+      await worker?.settle();
       await ctx.close();
     },
   };

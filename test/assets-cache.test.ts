@@ -122,8 +122,8 @@ describe('MediaAssets on its own', () => {
 
   it('reports exact counters and shares a download between concurrent jobs of one tenant', async () => {
     const image = tinyPng(30, 30);
-    cdn.route('/shared.png', serve(image, { 'content-type': 'image/png', 'cache-control': 'no-store' }, { delayMs: 200 }));
-    const assets = new MediaAssets({ cacheDir: dir, cacheBytes: 1e7, cacheTtlSeconds: 60, maxBytes: 1e6, timeoutMs: 2000, maxCount: 10, allowPrivateAddresses: ['127.0.0.1'] });
+    cdn.route('/shared.png', serve(image, { 'content-type': 'image/png', 'cache-control': 'no-store' }, { delayMs: 1000 }));
+    const assets = new MediaAssets({ cacheDir: dir, cacheBytes: 1e7, cacheTtlSeconds: 60, maxBytes: 1e6, timeoutMs: 60_000, maxCount: 10, allowPrivateAddresses: ['127.0.0.1'] });
     try {
       const data = xml(`<d><img>${cdn.base}/shared.png</img><img2>${cdn.base}/shared.png#frag</img2></d>`);
       const [a, b] = await Promise.all([0, 1].map(() => assets.prepare({ tenant: 'acme', data, dataType: 'xml', now: Date.now })));

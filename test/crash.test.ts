@@ -5,7 +5,7 @@ import { tickets } from '../src/store/index.js';
 import { putFile, setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { describeEachStore } from './helpers/stores.js';
-import { startWorkerProcess, stopProcess } from './helpers/worker-process.js';
+import { crash, startWorkerProcess, stopProcess } from './helpers/worker-process.js';
 
 describeEachStore('worker crash safety', (kind) => {
   let t: TestServer;
@@ -14,35 +14,39 @@ describeEachStore('worker crash safety', (kind) => {
     t = await startTestServer(kind, { role: 'api' });
   });
   after(async () => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    for (const c of children) await crash(c);
     await t.close();
   });
 
   function startWorker(): ChildProcess {
-    const child = startWorkerProcess(t.settings, { PRESSROOM_LEASE_MS: '1500' });
+    // A lease a loaded machine renews in time (else a worker could take its own running ticket
+    // over), short enough that the takeover after the crash comes soon.
+    const child = startWorkerProcess(t.settings, { PRESSROOM_LEASE_MS: '5000' });
     children.push(child);
     return child;
   }
 
   it('completes a ticket whose worker was killed mid-render, once, with one redelivery', async () => {
     const tokens = await setupProject(t);
-    await putFile(t, tokens.admin, 'tenants/acme/projects/shop/master-documents/slow.typ', '#let n = 0\n#for i in range(12000000) { n += 1 }\nSLOW DONE #n\n');
+    // The template loops as often as speed.typ says: for hours while the first worker has it (so
+    // the kill surely lands before the end on any machine), briefly once that worker is dead.
+    await putFile(t, tokens.admin, 'tenants/acme/projects/shop/master-documents/speed.typ', '#let loops = 1000000000000\n');
+    await putFile(t, tokens.admin, 'tenants/acme/projects/shop/master-documents/slow.typ', '#import "speed.typ": loops\n#let n = 0\n#for i in range(loops) { n += 1 }\nSLOW DONE #n\n');
     const [id] = await submit(t, tokens.jobs, '<data/>', { query: 'documentTemplate=slow' });
     const db = t.server.ctx.db.kysely;
 
     const first = startWorker();
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 120_000;
     while (!(await tickets.findTicket(db, id!))?.lease_owner) {
       assert.ok(Date.now() < deadline, 'first worker never claimed the ticket');
       await new Promise((r) => setTimeout(r, 50));
     }
-    await new Promise((r) => setTimeout(r, 300));
-    first.kill('SIGKILL');
-    await new Promise((r) => first.once('exit', r));
+    await crash(first);
     assert.equal((await tickets.findTicket(db, id!))?.complete, 0, 'killed before it finished');
+    await putFile(t, tokens.admin, 'tenants/acme/projects/shop/master-documents/speed.typ', '#let loops = 1000\n');
 
     const second = startWorker();
-    const s = await waitComplete(t, tokens.jobs, id!, 60_000);
+    const s = await waitComplete(t, tokens.jobs, id!);
     assert.equal(s.status, 'renderpdf.succeeded', JSON.stringify(s));
     assert.equal(s.redeliveries, 1);
     // The timeline shows the killed attempt as redelivered, then the one that finished.

@@ -97,7 +97,7 @@ describeEachStore('fanout and aggregate', (kind) => {
 
   it('returns the aggregate in synchronous mode', async () => {
     await putFile(t, tokens.admin, cfg, '{ fanout: { enabled: true }, aggregate: { enabled: true } }');
-    const res = await post(`<data>${items(3)}</data>`, '?timeToWait=30000', 'application/pdf');
+    const res = await post(`<data>${items(3)}</data>`, '?timeToWait=300000', 'application/pdf');
     assert.equal(res.status, 200, res.status === 200 ? '' : await res.text());
     const text = (await pdfText(Buffer.from(await res.arrayBuffer()))).join('\n');
     for (const n of [1, 2, 3]) assert.match(text, new RegExp(`Document ${n}`));
@@ -119,10 +119,10 @@ describeEachStore('fanout and aggregate', (kind) => {
     await putFile(t, tokens.admin, cfg, '{ fanout: { enabled: true }, aggregate: { enabled: true, timeoutInSeconds: 1 } }');
     const res = await post(`<data>${items(3)}</data>`, '?documentTemplate=slow');
     const body = (await res.json()) as { tickets: { id: string }[]; aggregate: { id: string } };
-    const s = await waitComplete(t, tokens.jobs, body.aggregate.id, 60_000);
+    const s = await waitComplete(t, tokens.jobs, body.aggregate.id);
     assert.equal(s.status, 'aggregate.failed');
     assert.equal(s.errorCode, '504');
     assert.match(s.errorMessage!, /timed out/);
-    for (const { id } of body.tickets) await waitComplete(t, tokens.jobs, id, 60_000);
+    for (const { id } of body.tickets) await waitComplete(t, tokens.jobs, id);
   });
 });

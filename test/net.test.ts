@@ -47,10 +47,9 @@ describe('address policy', () => {
 
   it('refuses 127.0.0.2, [::1] and the metadata address at once', async () => {
     const policy = new AddressPolicy(['127.0.0.1']);
-    for (const url of [`http://127.0.0.2:${b.port}/`, 'http://[::1]:9/', 'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:127.0.0.2]:9/']) {
-      const started = Date.now();
-      await assert.rejects(get(policy, url), url);
-      assert.ok(Date.now() - started < 1000, `${url} refused before connecting`);
+    for (const url of [`http://127.0.0.2:${b.port}/`, `http://[::1]:${b.port}/`, 'http://169.254.169.254/latest/meta-data/', `http://[::ffff:127.0.0.2]:${b.port}/`]) {
+      // Refused by the policy, which runs before connecting (not a connection error or timeout).
+      await assert.rejects(get(policy, url), (err: Error) => /not a public address/.test(String((err.cause as Error)?.message ?? err.message)), url);
     }
     assert.equal(b.hits.length, 0);
   });

@@ -36,7 +36,8 @@ describeEachStore('renderpdf options and template sandbox', (kind) => {
       const { status } = await renderWith(name, source);
       assert.equal(status.status, 'renderpdf.failed', `${name}: ${JSON.stringify(status)}`);
       assert.match(status.errorMessage!, message, name);
-      assert.ok(Date.now() - started < 10_000, `${name} failed fast`);
+      // A package fetch that hung would end at the render time limit with another message.
+      assert.ok(Date.now() - started < 60_000, `${name} failed fast`);
     }
   });
 

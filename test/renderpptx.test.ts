@@ -52,7 +52,7 @@ describeEachStore('renderpptx over HTTP', (kind) => {
   });
 
   it('answers synchronously with the deck', async () => {
-    const res = await t.fetch('/rest/tenants/acme/projects/shop/renderpptx?timeToWait=30000', {
+    const res = await t.fetch('/rest/tenants/acme/projects/shop/renderpptx?timeToWait=300000', {
       method: 'POST',
       token: tokens.jobs,
       body: deck,

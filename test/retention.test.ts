@@ -11,7 +11,10 @@ import { describeEachStore } from './helpers/stores.js';
 import { zipOf } from './helpers/zip.js';
 
 const grid = `<data><item id="A-1"><title>Espresso machine</title><price>249.90</price></item></data>`;
-const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** Distance kept from every expiry the tests step around: far more than any test takes. */
+const MARGIN = 10 * 60_000;
 
 describeEachStore('retention', (kind) => {
   let t: TestServer;
@@ -60,15 +63,16 @@ describeEachStore('retention', (kind) => {
   after(() => t.close());
 
   it('deletes output after keepOutputForSeconds under `expired`, then the ticket row and folder', async () => {
-    const p = await project('exp', '{ keepOutputUntil: expired, keepOutputForSeconds: 60, keepLog: never }');
+    const p = await project('exp', '{ keepOutputUntil: expired, keepOutputForSeconds: 3600, keepLog: never }');
     const id = await render(p.jobs, 'exp');
     assert.deepEqual(await stored('exp', id), ['.pdf']);
     assert.equal((await stepEvents.listForTicket(db(), id)).length, 1);
     await hk();
-    clock.advance(59_000);
+    // Margins of minutes on either side of the expiry: the clock also runs while the test does.
+    clock.advance(HOUR - MARGIN);
     await hk();
     assert.deepEqual(await stored('exp', id), ['.pdf']);
-    clock.advance(2_000);
+    clock.advance(2 * MARGIN);
     const r = await hk();
     assert.ok(r.files >= 1);
     assert.deepEqual(await stored('exp', id), []);
@@ -109,7 +113,7 @@ describeEachStore('retention', (kind) => {
 
   it('deletes under `shippedOrExpired` (the default) on shipping or on expiry, whichever comes first', async () => {
     const p = await project('soe', '{ keepLog: never }');
-    const res = await t.fetch('/rest/tenants/acme/projects/soe/renderpdf?timeToWait=20000', {
+    const res = await t.fetch('/rest/tenants/acme/projects/soe/renderpdf?timeToWait=300000', {
       method: 'POST',
       token: p.jobs,
       body: grid,
@@ -123,10 +127,10 @@ describeEachStore('retention', (kind) => {
     await hk();
     assert.deepEqual(await stored('soe', synced), [], 'shipped by the synchronous answer');
     assert.deepEqual(await stored('soe', unshipped), ['.pdf']);
-    clock.advance(DAY - 5_000);
+    clock.advance(DAY - MARGIN);
     await hk();
     assert.deepEqual(await stored('soe', unshipped), ['.pdf']);
-    clock.advance(10_000);
+    clock.advance(2 * MARGIN);
     await hk();
     assert.deepEqual(await stored('soe', unshipped), []);
   });
@@ -165,16 +169,16 @@ describeEachStore('retention', (kind) => {
   });
 
   it('deletes the input, inline or blob, after keepInputForSeconds', async () => {
-    const p = await project('input', '{ keepLog: never }', '{ keepInputForSeconds: 60 }');
+    const p = await project('input', '{ keepLog: never }', '{ keepInputForSeconds: 3600 }');
     const inline = await render(p.jobs, 'input');
     const blob = await render(p.jobs, 'input', { body: await zipOf({ 'data.xml': grid }), contentType: 'application/zip' });
     const before = { inline: (await tickets.findTicket(db(), inline))!, blob: (await tickets.findTicket(db(), blob))! };
     assert.ok(before.inline.input_inline && before.inline.input_key === null);
     assert.ok(before.blob.input_key && (await t.server.ctx.blobs.size(before.blob.input_key)) !== undefined);
-    clock.advance(59_000);
+    clock.advance(HOUR - MARGIN);
     await hk();
     assert.ok((await tickets.findTicket(db(), inline))!.input_inline);
-    clock.advance(2_000);
+    clock.advance(2 * MARGIN);
     const r = await hk();
     assert.ok(r.inputs >= 2);
     const afterInline = (await tickets.findTicket(db(), inline))!;
@@ -221,10 +225,11 @@ describeEachStore('retention', (kind) => {
     const ending = await render(jobs, 'ending', { body: await zipOf({ 'data.xml': grid }), contentType: 'application/zip' });
     const rows = await tickets.listArtifacts(db(), ending);
     assert.deepEqual(rows.map((r) => r.keep_until), [expires, expires, expires], 'every file carries the project expiry');
-    clock.advance(3599_000);
+    // From the expiry itself, not from now: rendering took a while of the clock's real time.
+    clock.set(expires - MARGIN);
     await hk();
     assert.deepEqual(await stored('ending', ending), ['.content.xml', '.pdf', '.typst.log']);
-    clock.advance(2_000);
+    clock.set(expires + MARGIN);
     await hk();
     assert.deepEqual(await stored('ending', ending), []);
     assert.equal((await tickets.findTicket(db(), ending))!.input_key, null, 'the input went too');

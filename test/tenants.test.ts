@@ -146,7 +146,8 @@ describeEachStore('tenants and projects', (kind) => {
       assert.equal(r.status, 200);
       assert.ok(!(r.body as { name: string }[]).some((x) => x.name === evil));
     }
-    assert.ok(best < 100, `took ${best.toFixed(1)} ms`);
+    // 2^40 backtracking steps would take hours; 2 s leaves room for a loaded machine.
+    assert.ok(best < 2000, `took ${best.toFixed(1)} ms`);
     await ok('DELETE', `/rest/tenants/${evil}`);
   });
 

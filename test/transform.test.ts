@@ -271,7 +271,8 @@ describe('XSLT transform (SaxonJS)', () => {
       const took = performance.now() - started;
       assert.equal(error?.code, 'timeout');
       assert.match(error.message, /test\.xslt: transform stopped after 1500 ms/);
-      assert.ok(took < 4000, `stopped after ${took} ms`);
+      // The stylesheet runs for hours unstopped; the bound is loose because a loaded machine is slow to kill.
+      assert.ok(took < 30_000, `stopped after ${took} ms`);
       const out = await pool.transform(request(sheet('<after/>')));
       assert.match(out.toString(), /<after\/>/);
       assert.equal(pool.stats().processesStarted, 2);

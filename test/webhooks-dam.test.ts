@@ -39,7 +39,7 @@ describeEachStore('webhooks: asset-management (Bynder) uploader', (kind) => {
       const query = new URLSearchParams({ upload: `${bynder.url}/`, callback: `${hooks.url}/done/{mediaId}` });
       for (const c of ['dam_asset_name:Espresso sheet', 'dam_tags:kitchen,coffee', 'dam_meta_props:color,size', 'dam_meta_key_color:MP-COLOR', 'dam_meta_val_color:OPT-RED', 'dam_meta_key_size:MP-SIZE', 'dam_meta_val_size:OPT-A4']) query.append('custom', c);
       const [id] = await submit(t, tokens.jobs, grid, { query: query.toString() });
-      const s = await waitComplete(t, tokens.jobs, id!, 30_000);
+      const s = await waitComplete(t, tokens.jobs, id!);
       assert.equal(s.status, 'callback.succeeded', JSON.stringify(s));
       assert.deepEqual(s.messages, []);
       assert.equal((s as unknown as { shipped: boolean }).shipped, true);
@@ -95,7 +95,7 @@ describeEachStore('webhooks: asset-management (Bynder) uploader', (kind) => {
       const query = new URLSearchParams({ upload: `${bynder.url}/` });
       query.append('custom', 'dam_media_id:MEDIA-42');
       const [id] = await submit(t, tokens.jobs, grid, { query: query.toString() });
-      const s = await waitComplete(t, tokens.jobs, id!, 30_000);
+      const s = await waitComplete(t, tokens.jobs, id!);
       assert.equal(s.status, 'upload.succeeded', JSON.stringify(s));
       const [fileId] = [...bynder.uploads.keys()];
       assert.deepEqual(bynder.calls(), [
@@ -129,7 +129,7 @@ describeEachStore('webhooks: asset-management (Bynder) uploader', (kind) => {
         `{ connections: [ { url: "${bynder.url}/", uploadType: "dam", authentication: { type: OAuth2, grantType: ClientCredentials, clientId: "client-3", clientSecret: "a-wrong-secret" } } ] }`,
       );
       const [id] = await submit(t, tokens.jobs, grid, { query: `upload=${encodeURIComponent(`${bynder.url}/`)}` });
-      const s = await waitComplete(t, tokens.jobs, id!, 30_000);
+      const s = await waitComplete(t, tokens.jobs, id!);
       assert.equal(s.status, 'upload.failed');
       assert.equal(s.errorCode, '401');
       assert.match(s.messages[0]!, new RegExp(`^HTTP \\[401\\] \\(\\d+ ms, \\d+ bytes sent, \\d+ bytes received\\)\\. POST ${bynder.url}/v6/authentication/oauth2/token$`));

@@ -33,7 +33,7 @@ describeEachStore('webhooks: failures and redelivery', (kind) => {
   });
 
   /** Polls the ticket row until `ready` holds and no worker holds it. */
-  async function settled(id: string, ready: (row: TicketRow) => boolean, timeoutMs = 20_000): Promise<TicketRow> {
+  async function settled(id: string, ready: (row: TicketRow) => boolean, timeoutMs = 180_000): Promise<TicketRow> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const row = (await tickets.findTicket(t.server.ctx.db.kysely, id))!;
@@ -57,7 +57,10 @@ describeEachStore('webhooks: failures and redelivery', (kind) => {
     assert.match((JSON.parse(row.messages) as string[])[0]!, line(0));
 
     fakeNow += 59_000;
-    await sleep(300);
+    // A newer ticket rendered and done proves the worker has claimed since the clock moved; had
+    // the callback been due it would have been claimed first (it is older), so no waiting.
+    const [probe] = await submit(t, tokens.jobs, grid);
+    await waitComplete(t, tokens.jobs, probe!);
     assert.equal(r.requests.length, 1, 'not due before the interval');
     fakeNow += 1_000;
     row = await settled(id!, (x) => x.redeliveries === 2);
@@ -107,7 +110,8 @@ describeEachStore('webhooks: failures and redelivery', (kind) => {
     const [message] = JSON.parse(row.messages) as string[];
     const m = /^HTTP \[timeout\] \((\d+) ms, (\d+) bytes sent, 0 bytes received\)\. POST http:\/\/127\.0\.0\.1:\d+\/slow \(no complete answer in time\)$/.exec(message!);
     assert.ok(m, message);
-    assert.ok(Number(m[1]) >= 380 && Number(m[1]) < 5000, `took ${m[1]} ms`);
+    // Never before the limit; after it, a loaded machine may be late to abort.
+    assert.ok(Number(m[1]) >= 380 && Number(m[1]) < 30_000, `took ${m[1]} ms`);
     assert.equal(Number(m[2]), r.requests[0]!.body.length);
   });
 

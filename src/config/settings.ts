@@ -68,12 +68,18 @@ export interface Settings {
   readonly leaseMs: number;
   /** How often an idle worker looks for due tickets. @defaultValue 500 */
   readonly pollMs: number;
+  /** On SIGTERM, how long running steps may finish before their tickets are released. @defaultValue 10000 */
+  readonly shutdownGraceMs: number;
   /** Addresses, CIDRs or host names outgoing requests may reach although private. */
   readonly allowPrivateAddresses: readonly string[];
   /** Largest ZIP accepted by repository tree upload or render intake, uncompressed. @defaultValue 268435456 */
   readonly zipMaxBytes: number;
   /** Most entries in such a ZIP. @defaultValue 10000 */
   readonly zipMaxEntries: number;
+  /** Highest compression ratio of a ZIP entry and of a whole ZIP. @defaultValue 200 */
+  readonly zipMaxRatio: number;
+  /** ZIP uploads one API process unpacks at once; more wait (503 after 10 s). @defaultValue 2 */
+  readonly zipConcurrency: number;
   /** Largest media asset (image URL in the data) in bytes. @defaultValue 20971520 (20 MiB) */
   readonly assetMaxBytes: number;
   /** Longest one media asset download may take, connecting included. @defaultValue 15000 */
@@ -275,6 +281,11 @@ export const definitions: Definitions = {
   },
   leaseMs: { env: 'PRESSROOM_LEASE_MS', doc: 'Lease of a running step; another worker takes over a ticket whose lease ran out.', parse: int('PRESSROOM_LEASE_MS', 30_000, 1000, 3_600_000) },
   pollMs: { env: 'PRESSROOM_POLL_MS', doc: 'How often an idle worker looks for due tickets (new tickets also wake it at once).', parse: int('PRESSROOM_POLL_MS', 500, 10, 60_000) },
+  shutdownGraceMs: {
+    env: 'PRESSROOM_SHUTDOWN_GRACE_MS',
+    doc: 'On SIGTERM or SIGINT, how long running steps may still finish; the tickets of those still running are then released for another worker at once.',
+    parse: int('PRESSROOM_SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
+  },
   allowPrivateAddresses: {
     env: 'PRESSROOM_ALLOW_PRIVATE_ADDRESSES',
     doc: 'Comma-separated addresses, CIDRs or host names that webhooks and media downloads may reach although loopback or private.',
@@ -282,6 +293,16 @@ export const definitions: Definitions = {
   },
   zipMaxBytes: { env: 'PRESSROOM_ZIP_MAX_BYTES', doc: 'Most uncompressed bytes accepted from one ZIP.', parse: int('PRESSROOM_ZIP_MAX_BYTES', 256 * 1024 * 1024, 1024, 2 ** 40) },
   zipMaxEntries: { env: 'PRESSROOM_ZIP_MAX_ENTRIES', doc: 'Most entries accepted in one ZIP.', parse: int('PRESSROOM_ZIP_MAX_ENTRIES', 10_000, 1, 1_000_000) },
+  zipMaxRatio: {
+    env: 'PRESSROOM_ZIP_MAX_RATIO',
+    doc: 'Highest compression ratio (uncompressed:compressed) of any ZIP entry, from its first byte (plus 4 KiB of slack), and of a whole ZIP.',
+    parse: int('PRESSROOM_ZIP_MAX_RATIO', 200, 2, 100_000),
+  },
+  zipConcurrency: {
+    env: 'PRESSROOM_ZIP_CONCURRENCY',
+    doc: 'ZIP uploads (render input, repository tree) one process unpacks at once; more wait in line and get 503 with Retry-After after 10 s.',
+    parse: int('PRESSROOM_ZIP_CONCURRENCY', 2, 1, 1024),
+  },
   assetMaxBytes: { env: 'PRESSROOM_ASSET_MAX_BYTES', doc: 'Largest media asset in bytes.', parse: int('PRESSROOM_ASSET_MAX_BYTES', 20 * 1024 * 1024, 1024, 2 ** 31 - 1) },
   assetTimeoutMs: { env: 'PRESSROOM_ASSET_TIMEOUT_MS', doc: 'Longest one media asset download may take.', parse: int('PRESSROOM_ASSET_TIMEOUT_MS', 15_000, 100, 600_000) },
   assetMaxCount: { env: 'PRESSROOM_ASSET_MAX_COUNT', doc: 'Most media asset URLs downloaded for one job.', parse: int('PRESSROOM_ASSET_MAX_COUNT', 50, 0, 10_000) },

@@ -2,7 +2,7 @@ import type { Principal } from '../auth/index.js';
 import { checkRepositoryFile } from '../config/ion/index.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
-import { readZip, zipLimits } from '../zip/index.js';
+import { readZip, zipGate, zipLimits } from '../zip/index.js';
 import { authorizePath, requireScopesExist } from './access.js';
 import { applyChanges, type Change } from './changes.js';
 import { writtenView, type FileWritten } from './files.js';
@@ -30,7 +30,7 @@ function forEntry(err: unknown, entry: string): never {
  * files, the schema, before anything is written. Folder entries are ignored.
  */
 export async function uploadTree(ctx: Context, p: Principal, zip: Buffer, opts: TreeUploadOptions): Promise<{ written: FileWritten[]; removed: string[] }> {
-  const entries = (await readZip(zip, zipLimits(ctx.settings))).filter((e) => e.kind === 'file');
+  const entries = (await zipGate(ctx.settings).run(() => readZip(zip, zipLimits(ctx.settings)))).filter((e) => e.kind === 'file');
   const targets: RepoPath[] = [];
   const seen = new Set<string>();
   for (const entry of entries) {

@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import type { Settings } from '../config/settings.js';
 import { migrations } from './migrations/index.js';
+import { openSqliteFile, reclaimSqliteSpace } from './sqlite-file.js';
 import type { Database } from './schema.js';
 
 // bigint columns hold epoch milliseconds and sizes, all far below 2^53.
@@ -23,6 +24,11 @@ export interface Db {
   readonly dialect: Dialect;
   readonly pgPool: pg.Pool | null;
   readonly pgConfig: pg.PoolConfig | null;
+  /**
+   * After deletions: makes the removed data leave the database files (SQLite: free pages
+   * vacuumed, WAL checkpointed and truncated). False when a reader kept the WAL in use.
+   */
+  reclaimSpace(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -43,21 +49,21 @@ export function openDb(settings: Settings): Db {
       dialect: { kind: 'postgres', skipLocked: true },
       pgPool: pool,
       pgConfig: config,
+      // PostgreSQL's autovacuum reclaims dead rows; see docs/retention.md for what it does not.
+      reclaimSpace: async () => true,
       close: () => kysely.destroy(),
     };
   }
   mkdirSync(settings.dataDir, { recursive: true });
-  const sqlite = new SQLite(join(settings.dataDir, 'pressroom.db'));
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
+  const sqlite = openSqliteFile(join(settings.dataDir, 'pressroom.db'));
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     kysely,
     dialect: { kind: 'sqlite', skipLocked: false },
     pgPool: null,
     pgConfig: null,
+    // Holding Kysely's one connection keeps the pragmas out of any transaction in flight.
+    reclaimSpace: () => kysely.connection().execute(async () => reclaimSqliteSpace(sqlite)),
     close: () => kysely.destroy(),
   };
 }

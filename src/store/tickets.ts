@@ -115,6 +115,22 @@ export async function completeStep(
   });
 }
 
+/**
+ * Hands a running attempt's ticket back (its worker is shutting down): no lease, due now, and
+ * since the lease is cleared the next claim does not count it as a redelivery. The attempt
+ * number stays, so a late result of the released attempt can no longer be committed.
+ */
+export async function releaseLease(db: Kysely<Database>, ref: { id: string; attempt: number; owner: string }, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('tickets')
+    .set({ lease_owner: null, lease_until: null, run_after: now, updated: now })
+    .where('id', '=', ref.id)
+    .where('attempt', '=', ref.attempt)
+    .where('lease_owner', '=', ref.owner)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
 /** Marks a ticket's output shipped. */
 export async function markShipped(db: Kysely<Database>, id: string, now: number): Promise<void> {
   await db.updateTable('tickets').set({ shipped: 1, updated: now }).where('id', '=', id).execute();

@@ -6,7 +6,7 @@ import { builtinTemplateNames } from '../repository/builtin-templates.js';
 import { TransformError } from '../engines/xslt/index.js';
 import { tickets, type TicketRow } from '../store/index.js';
 import { assertProjectExists } from '../tenants/index.js';
-import { readZip, zipLimits } from '../zip/index.js';
+import { scanZip, zipGate, zipLimits } from '../zip/index.js';
 import { noFanoutData, splitXml, type FanoutOptions } from './fanout.js';
 import { newTicketId } from './ids.js';
 import { resolveConvert } from './convert-param.js';
@@ -292,13 +292,14 @@ async function checkBody(ctx: Context, type: InputType, body: Buffer): Promise<{
     assertJson(body);
     return { dataFile: 'data.json', resources: [], data: body };
   }
-  const entries = await readZip(body, zipLimits(ctx.settings));
-  const files = entries.filter((e) => e.kind === 'file');
-  const xml = files.find((e) => e.name === 'data.xml');
-  const json = files.find((e) => e.name === 'data.json');
+  // Resources are inflated to check them and dropped; only the data file is held (at most a body's size).
+  const isData = (name: string) => name === 'data.xml' || name === 'data.json';
+  const scan = await zipGate(ctx.settings).run(() => scanZip(body, zipLimits(ctx.settings), isData, ctx.settings.bodyLimit));
+  const xml = scan.kept.get('data.xml');
+  const json = scan.kept.get('data.json');
   if (!xml && !json) throw new AppError('bad_request', 'ZIP input must contain data.xml or data.json in its root', { details: [{ field: 'body', message: 'no data.xml or data.json' }] });
-  if (xml) assertSafeXml(xml.data, 'data.xml in the ZIP');
-  else assertJson(json!.data, 'data.json in the ZIP');
+  if (xml) assertSafeXml(xml, 'data.xml in the ZIP');
+  else assertJson(json!, 'data.json in the ZIP');
   const dataFile = xml ? 'data.xml' : 'data.json';
-  return { dataFile, resources: files.map((f) => f.name).filter((n) => n !== dataFile), data: (xml ?? json)!.data };
+  return { dataFile, resources: scan.files.map((f) => f.name).filter((n) => n !== dataFile), data: (xml ?? json)! };
 }

@@ -26,6 +26,10 @@ export class Worker {
   /** Lease owner name: host and process id tell an operator (or a test) whose lease a ticket holds. */
   readonly id = `w-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly active = new Set<Promise<void>>();
+  /** Steps running now: the attempt that claimed each ticket, and its lease renewal timer. */
+  private readonly inFlight = new Map<string, { ref: { id: string; attempt: number; owner: string }; renew: NodeJS.Timeout }>();
+  /** Tickets handed back at shutdown: whatever their steps still return is dropped. */
+  private readonly released = new Set<string>();
   private readonly implemented: ReadonlySet<string>;
   private running = false;
   private wake: (() => void) | null = null;
@@ -48,13 +52,44 @@ export class Worker {
     this.loop = this.run();
   }
 
-  /** Stops claiming and waits for running steps (their leases lapse if this takes too long). */
-  async stop(graceMs = 10_000): Promise<void> {
+  /**
+   * Stops claiming, gives running steps `graceMs` to finish, then releases the tickets of those
+   * still running (no lease, due now, not a redelivery) so that any worker can take them up at
+   * once instead of after their lease. Their steps go on until the step set is closed; what
+   * they return then is dropped ({@link settle} waits for that).
+   */
+  async stop(graceMs = this.ctx.settings.shutdownGraceMs): Promise<void> {
     this.running = false;
     this.unsubscribe?.();
     this.wake?.();
     await this.loop;
-    await Promise.race([Promise.all(this.active), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    if (this.active.size === 0) return;
+    this.ctx.logger.info({ running: this.active.size, graceMs }, 'waiting for running steps before stopping');
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      Promise.all(this.active).then(() => true),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs))),
+    ]);
+    clearTimeout(timer);
+    if (finished) return;
+    const now = this.ctx.now();
+    for (const [id, { ref, renew }] of this.inFlight) {
+      clearInterval(renew);
+      this.released.add(id);
+      const ok = await tickets.releaseLease(this.ctx.db.kysely, ref, now).catch((err: unknown) => {
+        this.ctx.logger.error({ err, ticket: id }, 'could not release a running ticket; it waits for its lease to run out');
+        return false;
+      });
+      if (ok) this.ctx.logger.info({ ticket: id, attempt: ref.attempt }, 'released a running ticket at shutdown');
+    }
+    if (this.inFlight.size > 0) await this.notifier.publish('new').catch(() => {});
+  }
+
+  /** Waits up to `ms` for released steps to wind down (after their engines were closed). */
+  async settle(ms = 5000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.active), new Promise((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
   }
 
   private async run(): Promise<void> {
@@ -103,6 +138,7 @@ export class Worker {
     const renew = setInterval(() => {
       tickets.renewLease(ctx.db.kysely, ticket.id, ticket.attempt, this.id, ctx.now() + ctx.settings.leaseMs).catch((err: unknown) => ctx.logger.warn({ err }, 'lease renewal failed'));
     }, Math.max(250, Math.floor(ctx.settings.leaseMs / 3)));
+    this.inFlight.set(ticket.id, { ref, renew });
     let outcome: StepOutcome;
     await timelineWriter.started(ctx, ticket, stepName);
     try {
@@ -115,11 +151,17 @@ export class Worker {
         ctx.logger.warn({ ticket: ticket.id, step: stepName, problem: err.publicMessage }, 'step failed: blob store unavailable');
         outcome = { kind: 'failed', errorCode: ticketErrorCodes.unavailable, errorMessage: `${stepName}: ${err.publicMessage}`, artifacts: [] };
       } else {
-        ctx.logger.error({ err, ticket: ticket.id, step: stepName }, 'step threw');
+        if (!this.released.has(ticket.id)) ctx.logger.error({ err, ticket: ticket.id, step: stepName }, 'step threw');
         outcome = { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `internal error in step ${stepName}`, artifacts: [] };
       }
     } finally {
       clearInterval(renew);
+      this.inFlight.delete(ticket.id);
+    }
+    if (this.released.has(ticket.id)) {
+      // Stopped by the shutdown, not failed: the next worker runs the step again.
+      await Promise.all(outcome.artifacts.map((a) => ctx.blobs.delete(a.blob_key))).catch(() => {});
+      return;
     }
     const patch = await this.patchFor(ticket, stepName, params, outcome);
     const committed = await tickets.completeStep(ctx.db.kysely, ref, patch, outcome.artifacts, stepUsage(ticket, stepName, outcome, patch));

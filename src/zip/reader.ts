@@ -8,14 +8,25 @@ export interface ZipLimits {
   readonly maxEntries: number;
   /** Most uncompressed bytes over all entries. */
   readonly maxBytes: number;
-  /** Highest uncompressed:compressed ratio of one entry. @defaultValue 200 */
+  /**
+   * Highest uncompressed:compressed ratio, of every entry (from its first byte, with
+   * {@link ENTRY_RATIO_ALLOWANCE} of slack) and of the archive as a whole (uncompressed bytes
+   * of all entries against the archive's size). @defaultValue 200
+   */
   readonly maxRatio?: number;
-  /** The ratio limit applies to entries larger than this. @defaultValue 1048576 (1 MiB) */
-  readonly ratioMinBytes?: number;
 }
+
+/** Bytes an entry may inflate beyond its ratio: a few KiB of a tiny file may compress absurdly well. */
+export const ENTRY_RATIO_ALLOWANCE = 4096;
 
 /** One entry of a ZIP: a folder, or a file with its whole content. */
 export type ZipEntry = { readonly kind: 'directory'; readonly name: string } | { readonly kind: 'file'; readonly name: string; readonly data: Buffer };
+
+/** What {@link scanZip} found: every file's name and size, and the contents it was asked to keep. */
+export interface ZipScan {
+  readonly files: readonly { readonly name: string; readonly size: number }[];
+  readonly kept: ReadonlyMap<string, Buffer>;
+}
 
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
@@ -73,16 +84,56 @@ function openStream(zip: ZipFile, entry: Entry): Promise<Readable> {
  * first byte over a limit, so a bomb never expands beyond it.
  */
 export async function readZip(buffer: Buffer, limits: ZipLimits): Promise<ZipEntry[]> {
+  const entries: ZipEntry[] = [];
+  await walkZip(buffer, limits, (name) => (name.endsWith('/') ? null : true), (name, data) => entries.push(data ? { kind: 'file', name, data } : { kind: 'directory', name }));
+  return entries;
+}
+
+/**
+ * Checks a ZIP like {@link readZip} (every entry is inflated and counted) but holds only the
+ * contents `keep` names, each at most `maxKeptBytes`; everything else is dropped chunk by
+ * chunk as it inflates, so memory stays at the kept files whatever the archive expands to.
+ */
+export async function scanZip(buffer: Buffer, limits: ZipLimits, keep: (name: string) => boolean, maxKeptBytes = limits.maxBytes): Promise<ZipScan> {
+  const files: { name: string; size: number }[] = [];
+  const kept = new Map<string, Buffer>();
+  await walkZip(
+    buffer,
+    limits,
+    (name) => (name.endsWith('/') ? null : keep(name) ? maxKeptBytes : false),
+    (name, data, size) => {
+      if (name.endsWith('/')) return;
+      files.push({ name, size });
+      if (data) kept.set(name, data);
+    },
+  );
+  return { files, kept };
+}
+
+/**
+ * The one loop over a ZIP's entries. `hold(name)` says what to do with an entry: null for a
+ * folder, true to keep its bytes, a number to keep them up to that many bytes, false to
+ * inflate (and check) them without keeping them. `found` gets each entry in order.
+ */
+async function walkZip(buffer: Buffer, limits: ZipLimits, hold: (name: string) => boolean | number | null, found: (name: string, data: Buffer | null, size: number) => void): Promise<void> {
   const maxRatio = limits.maxRatio ?? 200;
-  const ratioMinBytes = limits.ratioMinBytes ?? 1024 * 1024;
+  // Headers cost every entry about 100 bytes, so the archive's ratio needs no slack for tiny files.
+  const maxArchiveBytes = Math.min(limits.maxBytes, maxRatio * buffer.length);
   const zip = await open(buffer);
   if (zip.entryCount > limits.maxEntries) {
     zip.close();
     throw refuse(`the ZIP has ${zip.entryCount} entries; at most ${limits.maxEntries} are allowed`);
   }
-  const entries: ZipEntry[] = [];
   const seen = new Set<string>();
+  let count = 0;
   let total = 0;
+  /** The first limit `size` more bytes of this entry would pass, if any. */
+  const over = (entry: Entry, size: number): string | undefined => {
+    if (total + size > limits.maxBytes) return `more than ${limits.maxBytes} bytes uncompressed in total`;
+    if (size > maxRatio * entry.compressedSize + ENTRY_RATIO_ALLOWANCE) return `compression ratio above ${maxRatio}:1`;
+    if (total + size > maxArchiveBytes) return `the archive expands more than ${maxRatio} times its size (${buffer.length} bytes)`;
+    return undefined;
+  };
 
   const readEntry = async (entry: Entry): Promise<void> => {
     const name = entry.fileName;
@@ -92,15 +143,17 @@ export async function readZip(buffer: Buffer, limits: ZipLimits): Promise<ZipEnt
     seen.add(name);
     if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) throw refuse('symbolic links are not allowed', name);
     if (entry.isEncrypted()) throw refuse('encrypted entries are not allowed', name);
-    if (name.endsWith('/')) {
-      entries.push({ kind: 'directory', name });
+    const wanted = hold(name);
+    if (wanted === null || name.endsWith('/')) {
+      found(name, null, 0);
       return;
     }
     if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw refuse(`compression method ${entry.compressionMethod} is not supported`, name);
     // Headers are checked first to refuse honest bombs cheaply; the stream checks below catch liars.
-    if (total + entry.uncompressedSize > limits.maxBytes) throw refuse(`more than ${limits.maxBytes} bytes uncompressed in total`, name);
-    const ratioOf = (bytes: number) => bytes / Math.max(entry.compressedSize, 1);
-    if (entry.uncompressedSize > ratioMinBytes && ratioOf(entry.uncompressedSize) > maxRatio) throw refuse(`compression ratio above ${maxRatio}:1`, name);
+    const declared = over(entry, entry.uncompressedSize);
+    if (declared) throw refuse(declared, name);
+    const keepUpTo = wanted === true ? Infinity : wanted === false ? -1 : wanted;
+    if (entry.uncompressedSize > keepUpTo && keepUpTo >= 0) throw refuse(`larger than ${keepUpTo} bytes`, name);
 
     const stream = await openStream(zip, entry).catch((err: Error) => {
       throw refuse(err.message, name, err);
@@ -114,9 +167,9 @@ export async function readZip(buffer: Buffer, limits: ZipLimits): Promise<ZipEnt
       };
       stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (total + size > limits.maxBytes) return fail(refuse(`more than ${limits.maxBytes} bytes uncompressed in total`, name));
-        if (size > ratioMinBytes && ratioOf(size) > maxRatio) return fail(refuse(`compression ratio above ${maxRatio}:1`, name));
-        chunks.push(chunk);
+        const problem = over(entry, size) ?? (keepUpTo >= 0 && size > keepUpTo ? `larger than ${keepUpTo} bytes` : undefined);
+        if (problem) return fail(refuse(problem, name));
+        if (keepUpTo >= 0) chunks.push(chunk);
       });
       stream.on('error', (err: Error) => {
         const lying = /bytes in the stream/.test(err.message);
@@ -125,13 +178,13 @@ export async function readZip(buffer: Buffer, limits: ZipLimits): Promise<ZipEnt
       stream.on('end', () => resolve());
     });
     total += size;
-    entries.push({ kind: 'file', name, data: Buffer.concat(chunks, size) });
+    found(name, keepUpTo >= 0 ? Buffer.concat(chunks, size) : null, size);
   };
 
   try {
     await new Promise<void>((resolve, reject) => {
       zip.on('entry', (entry: Entry) => {
-        if (entries.length >= limits.maxEntries) return reject(refuse(`more than ${limits.maxEntries} entries`));
+        if (++count > limits.maxEntries) return reject(refuse(`more than ${limits.maxEntries} entries`));
         readEntry(entry).then(() => zip.readEntry(), reject);
       });
       zip.on('end', () => resolve());
@@ -141,5 +194,4 @@ export async function readZip(buffer: Buffer, limits: ZipLimits): Promise<ZipEnt
   } finally {
     zip.close();
   }
-  return entries;
 }

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import type { TestServer } from './server.js';
 
+/** What these helpers use of a server: an in-process test server or a `serve` child process. */
+type Client = Pick<TestServer, 'fetch' | 'token' | 'operatorToken'>;
+
 /** Creates a tenant and project through the API and returns tokens for them. */
-export async function setupProject(t: TestServer, tenant = 'acme', project = 'shop'): Promise<{ op: string; jobs: string; admin: string }> {
+export async function setupProject(t: Client, tenant = 'acme', project = 'shop'): Promise<{ op: string; jobs: string; admin: string }> {
   const op = await t.operatorToken();
   const a = await t.fetch(`/rest/tenants?name=${tenant}`, { method: 'POST', token: op });
   assert.ok(a.status === 200 || a.status === 409, await a.text());
@@ -12,14 +15,14 @@ export async function setupProject(t: TestServer, tenant = 'acme', project = 'sh
 }
 
 /** PUTs a repository file with the given token. */
-export async function putFile(t: TestServer, token: string, path: string, content: string | Buffer): Promise<void> {
+export async function putFile(t: Client, token: string, path: string, content: string | Buffer): Promise<void> {
   const res = await t.fetch(`/rest/repository/files/${path}`, { method: 'PUT', token, body: content, headers: { 'content-type': 'application/octet-stream' } });
   assert.equal(res.status, 200, `PUT ${path}: ${await res.text()}`);
 }
 
 /** Submits an async render and returns the ticket ids. */
 export async function submit(
-  t: TestServer,
+  t: Client,
   token: string,
   body: string | Buffer,
   opts: { query?: string; contentType?: string; tenant?: string; project?: string; target?: string } = {},
@@ -47,8 +50,11 @@ export interface Status {
   messages: string[];
 }
 
-/** Polls the status endpoint until the ticket is complete (or the time is up). */
-export async function waitComplete(t: TestServer, token: string, id: string, timeoutMs = 30_000, tenant = 'acme', project = 'shop'): Promise<Status> {
+/**
+ * Polls the status endpoint until the ticket is complete. The time limit only ends a test
+ * that would otherwise hang: it is generous because a loaded machine renders slowly.
+ */
+export async function waitComplete(t: Client, token: string, id: string, timeoutMs = 180_000, tenant = 'acme', project = 'shop'): Promise<Status> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await t.fetch(`/rest/tenants/${tenant}/projects/${project}/tickets/${id}/status`, { token });
@@ -61,7 +67,7 @@ export async function waitComplete(t: TestServer, token: string, id: string, tim
 }
 
 /** Downloads the PDF artifact of a ticket. */
-export async function artifactPdf(t: TestServer, token: string, id: string, tenant = 'acme', project = 'shop'): Promise<Buffer> {
+export async function artifactPdf(t: Client, token: string, id: string, tenant = 'acme', project = 'shop'): Promise<Buffer> {
   const res = await t.fetch(`/rest/tenants/${tenant}/projects/${project}/tickets/${id}/artifact`, { token, headers: { accept: 'application/pdf' } });
   assert.equal(res.status, 200, await res.clone().text());
   assert.equal(res.headers.get('content-type'), 'application/pdf');

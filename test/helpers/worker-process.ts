@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Settings } from '../../src/config/settings.js';
 
 /** Starts `pressroom serve --role worker` as a separate process on the same store as `settings`. */
@@ -14,6 +15,44 @@ export function startWorkerProcess(settings: Settings, extraEnv: Record<string, 
     ...extraEnv,
   };
   return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { env, stdio: 'ignore' });
+}
+
+/** Every process below `pid` (Linux /proc), deepest last. */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The parent pid is the second field after the parenthesised command name.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => (parents.get(p) ?? []).forEach((c) => (out.push(c), walk(c)));
+  walk(pid);
+  return out;
+}
+
+/**
+ * Kills a process and everything it started at once with SIGKILL, as a crash of its machine
+ * or container would (a render process left alone would run its template to the end).
+ */
+export function crash(child: ChildProcess): Promise<void> {
+  const tree = descendants(child.pid!);
+  const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  child.kill('SIGKILL');
+  for (const pid of tree) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  return exited;
 }
 
 /** Sends a signal and waits for the exit code. */

@@ -29,6 +29,9 @@ export interface HousekeepingResult {
 // the folder of an input shared by fanout parts).
 const prune = { pruneFolder: true };
 
+// Processes whose last reclaim was kept from truncating the WAL: their next round tries again.
+const unreclaimed = new WeakSet<Context>();
+
 // A partial write older than this belongs to a process that died.
 const TEMP_MAX_AGE_MS = 24 * 3600_000;
 
@@ -88,6 +91,15 @@ export async function runHousekeeping(ctx: Context, opts: HousekeepingOptions = 
     );
     return { found: candidates.length, removed: mine.length };
   });
+
+  // Deleted rows linger in free pages and the WAL until reclaimed; customers' data must not.
+  if (result.files + result.inputs + result.tickets > 0 || unreclaimed.has(ctx)) {
+    if (await ctx.db.reclaimSpace()) unreclaimed.delete(ctx);
+    else {
+      unreclaimed.add(ctx);
+      ctx.logger.warn('housekeeping could not truncate the SQLite WAL (another process was reading); the next round retries');
+    }
+  }
 
   // File times come from the operating system's clock, not from the injectable one.
   if (opts.temp) result.temp = await ctx.blobs.removeStaleTemp(Date.now() - TEMP_MAX_AGE_MS);
