@@ -44,7 +44,7 @@ export async function createContext(settings: Settings, opts: { logger?: Logger;
     await db.close();
     throw err;
   }
-  const blobs = openBlobStore(settings);
+  const blobs = await openBlobStore(settings);
   const tokens = await TokenService.create(settings, db);
   const notifier = await createNotifier(db, logger);
   const transformer = new Transformer({ processes: Math.max(1, Math.min(2, settings.renderThreads)), timeoutMs: settings.renderTimeoutMs, logger });

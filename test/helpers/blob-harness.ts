@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, UploadPartCommand } from '@aws-sdk/client-s3';
-import { FileBlobStore, S3BlobStore, type BlobStore } from '../../src/blobs/index.js';
+import { FileBlobStore, type BlobStore } from '../../src/blobs/index.js';
+import { S3BlobStore } from '../../src/blobs/s3-blob-store.js';
 import { createTestBucket, s3Endpoint, type BlobKind } from './s3.js';
 
 /** A store on fresh ground, and what a test needs to see behind it. */
