@@ -44,7 +44,7 @@ export async function createContext(settings: Settings, opts: { logger?: Logger;
     await db.close();
     throw err;
   }
-  const blobs = openBlobStore(settings);
+  const blobs = await openBlobStore(settings);
   const now = opts.now ?? Date.now;
   const tokens = await TokenService.create(settings, db, now);
   const notifier = await createNotifier(db, logger);
