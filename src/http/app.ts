@@ -8,6 +8,7 @@ import { installErrorHandling, sendError } from './error-handler.js';
 import { installMetrics } from './metrics.js';
 import { negotiate } from './negotiate.js';
 import { ErrorBody } from './schemas.js';
+import { studioRoutes } from './studio.js';
 import { authRoutes } from './routes/auth-tokens.js';
 import { healthRoutes } from './routes/health.js';
 import { renderRoutes } from './routes/render.js';
@@ -81,6 +82,7 @@ export async function buildApp(ctx: Context, opts: { ready?: () => boolean } = {
   await app.register(swaggerUi, { routePrefix: '/rest/docs', uiConfig: { url: '/rest/openapi.json' } as never });
   await app.register(async (auth) => authRoutes(auth, ctx), { prefix: '/auth' });
   await app.register(async (root) => healthRoutes(root, ctx, registry, opts.ready ?? (() => true)));
+  await app.register(async (root) => studioRoutes(root));
 
   // 405 for a known path with another method, instead of a misleading 404.
   for (const [url, methods] of methodsByUrl) {
