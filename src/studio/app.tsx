@@ -1,13 +1,15 @@
-import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { ErrorBoundary, lazy, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useEffect } from 'preact/hooks';
 import { Header } from './components/header';
 import { session } from './state/session';
-import { Playground } from './views/playground/playground';
-import { RepositoryView } from './views/repository/repository';
 import { SignIn } from './views/sign-in';
-import { StatisticsView } from './views/statistics/statistics';
 import { TicketList } from './views/tickets/ticket-list';
 import { TicketPage } from './views/tickets/ticket-page';
+
+// The editor and chart libraries load with the views that use them, not with the first page.
+const Playground = lazy(() => import('./views/playground/playground').then((m) => m.Playground));
+const RepositoryView = lazy(() => import('./views/repository/repository').then((m) => m.RepositoryView));
+const StatisticsView = lazy(() => import('./views/statistics/statistics').then((m) => m.StatisticsView));
 
 function Home() {
   const { route } = useLocation();

@@ -1,3 +1,4 @@
+import { Field } from '../components/field';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../api/client';
 import { describeError } from '../api/errors';
@@ -39,23 +40,25 @@ export function ProjectSwitcher() {
 
   return (
     <form class="switcher" onSubmit={submit}>
-      <label>
-        Working tenant
-        <select value={tenant} onChange={(e) => setTenant(e.currentTarget.value)}>
-          <option value="">—</option>
-          {tenants.map((t) => (
-            <option key={t}>{t}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Working project
-        <select value={project} onChange={(e) => setProject(e.currentTarget.value)}>
-          {projects.map((p) => (
-            <option key={p}>{p}</option>
-          ))}
-        </select>
-      </label>
+      <Field label="Working tenant">
+        {(id) => (
+          <select id={id} value={tenant} onChange={(e) => setTenant(e.currentTarget.value)}>
+            <option value="">—</option>
+            {tenants.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Working project">
+        {(id) => (
+          <select id={id} value={project} onChange={(e) => setProject(e.currentTarget.value)}>
+            {projects.map((p) => (
+              <option key={p}>{p}</option>
+            ))}
+          </select>
+        )}
+      </Field>
       <button type="submit" disabled={!tenant || !project}>
         Switch
       </button>

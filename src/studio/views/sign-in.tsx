@@ -1,3 +1,4 @@
+import { Field } from '../components/field';
 import { useState } from 'preact/hooks';
 import { describeError } from '../api/errors';
 import type { Scope } from '../api/tokens';
@@ -54,13 +55,14 @@ export function SignIn() {
           Password
           <input name="password" type="password" required autoComplete="current-password" value={form.password} onInput={set('password')} />
         </label>
-        <label>
-          Scope
-          <select name="scope" value={form.scope} onChange={set('scope')}>
-            <option value="admin">admin</option>
-            <option value="jobs">jobs</option>
-          </select>
-        </label>
+        <Field label="Scope">
+          {(id) => (
+            <select id={id} name="scope" value={form.scope} onChange={set('scope')}>
+              <option value="admin">admin</option>
+              <option value="jobs">jobs</option>
+            </select>
+          )}
+        </Field>
         <button type="submit" disabled={busy}>
           Sign in
         </button>

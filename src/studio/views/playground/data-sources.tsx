@@ -1,3 +1,4 @@
+import { Field } from '../../components/field';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError } from '../../api/errors';
 import { data, dataType, SAMPLE_DATA, type DataType } from '../../state/playground';
@@ -31,13 +32,14 @@ export function DataSources({ project, onLoaded, onError }: Props) {
 
   return (
     <div class="data-sources">
-      <label>
-        Data type
-        <select value={dataType.value} onChange={(e) => ((dataType.value = e.currentTarget.value as DataType), onLoaded(`data as ${e.currentTarget.value.toUpperCase()}`))}>
-          <option value="xml">XML</option>
-          <option value="json">JSON</option>
-        </select>
-      </label>
+      <Field label="Data type">
+        {(id) => (
+          <select id={id} value={dataType.value} onChange={(e) => ((dataType.value = e.currentTarget.value as DataType), onLoaded(`data as ${e.currentTarget.value.toUpperCase()}`))}>
+            <option value="xml">XML</option>
+            <option value="json">JSON</option>
+          </select>
+        )}
+      </Field>
       <label>
         Load data file
         <input
@@ -49,25 +51,27 @@ export function DataSources({ project, onLoaded, onError }: Props) {
           }}
         />
       </label>
-      <label>
-        Sample data
-        <select
-          value=""
-          onChange={(e) => {
-            const v = e.currentTarget.value;
-            if (v === 'builtin') void load('the built-in sample', async () => ({ text: SAMPLE_DATA, type: 'xml' }));
-            else if (v) void load(v, () => readSample(v));
-          }}
-        >
-          <option value="">choose…</option>
-          <option value="builtin">built-in data sheet sample</option>
-          {samples.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Field label="Sample data">
+        {(id) => (
+          <select
+            id={id}
+            value=""
+            onChange={(e) => {
+              const v = e.currentTarget.value;
+              if (v === 'builtin') void load('the built-in sample', async () => ({ text: SAMPLE_DATA, type: 'xml' }));
+              else if (v) void load(v, () => readSample(v));
+            }}
+          >
+            <option value="">choose…</option>
+            <option value="builtin">built-in data sheet sample</option>
+            {samples.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
       <form
         class="inline"
         onSubmit={(e) => {

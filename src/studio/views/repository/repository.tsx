@@ -1,3 +1,4 @@
+import { Field } from '../../components/field';
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
@@ -47,16 +48,17 @@ function Repository({ project }: { project: ProjectAccess }) {
       <h1>Repository</h1>
       <div class="toolbar">
         {isOperator.value && (
-          <label>
-            Level
-            <select value={level} onChange={(e) => setLevel(e.currentTarget.value as Level)}>
-              <option value="project">
-                project {project.tenant}/{project.project}
-              </option>
-              <option value="tenant">tenant {project.tenant}</option>
-              <option value="global">global</option>
-            </select>
-          </label>
+          <Field label="Level">
+            {(id) => (
+              <select id={id} value={level} onChange={(e) => setLevel(e.currentTarget.value as Level)}>
+                <option value="project">
+                  project {project.tenant}/{project.project}
+                </option>
+                <option value="tenant">tenant {project.tenant}</option>
+                <option value="global">global</option>
+              </select>
+            )}
+          </Field>
         )}
         <Upload folder={root} onDone={(path) => (changed(), open(path))} />
       </div>

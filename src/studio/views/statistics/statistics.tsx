@@ -1,3 +1,4 @@
+import { Field } from '../../components/field';
 import { useMemo, useState } from 'preact/hooks';
 import { api, ok, type Paths } from '../../api/client';
 import { formatInt, formatMs } from '../../components/format';
@@ -71,24 +72,26 @@ export function StatisticsView() {
     <main id="main" tabIndex={-1}>
       <h1>Statistics</h1>
       <div class="toolbar">
-        <label>
-          Unit
-          <select value={unit} onChange={(e) => setUnit(e.currentTarget.value as Unit)}>
-            <option value="hour">hour</option>
-            <option value="day">day</option>
-            <option value="month">month</option>
-            <option value="year">year</option>
-          </select>
-        </label>
-        {operator && (
-          <label>
-            Statistics of
-            <select value={reach} onChange={(e) => setReach(e.currentTarget.value as Reach)}>
-              {p && <option value="project">project {p.tenant}/{p.project}</option>}
-              {p && <option value="tenant">tenant {p.tenant}</option>}
-              <option value="all">all tenants</option>
+        <Field label="Unit">
+          {(id) => (
+            <select id={id} value={unit} onChange={(e) => setUnit(e.currentTarget.value as Unit)}>
+              <option value="hour">hour</option>
+              <option value="day">day</option>
+              <option value="month">month</option>
+              <option value="year">year</option>
             </select>
-          </label>
+          )}
+        </Field>
+        {operator && (
+          <Field label="Statistics of">
+            {(id) => (
+              <select id={id} value={reach} onChange={(e) => setReach(e.currentTarget.value as Reach)}>
+                {p && <option value="project">project {p.tenant}/{p.project}</option>}
+                {p && <option value="tenant">tenant {p.tenant}</option>}
+                <option value="all">all tenants</option>
+              </select>
+            )}
+          </Field>
         )}
       </div>
       {error && <p role="alert" class="error">{error}</p>}

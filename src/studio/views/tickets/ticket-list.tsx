@@ -1,3 +1,4 @@
+import { Field } from '../../components/field';
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../../api/client';
@@ -62,15 +63,16 @@ function Tickets({ project }: { project: ProjectAccess }) {
             <option key={s} value={s} />
           ))}
         </datalist>
-        <label>
-          Step
-          <select value={draft.step} onChange={(e) => setDraft({ ...draft, step: e.currentTarget.value })}>
-            <option value="">any</option>
-            {stepHints.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
+        <Field label="Step">
+          {(id) => (
+            <select id={id} value={draft.step} onChange={(e) => setDraft({ ...draft, step: e.currentTarget.value })}>
+              <option value="">any</option>
+              {stepHints.map((s) => (
+                <option key={s}>{s}</option>
+              ))}
+            </select>
+          )}
+        </Field>
         <label>
           Foreign key
           <input value={draft.foreignKey} onInput={(e) => setDraft({ ...draft, foreignKey: e.currentTarget.value })} />
