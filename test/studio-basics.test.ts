@@ -75,8 +75,11 @@ describe('Studio basics [sqlite]', { skip }, () => {
     const chart = page.getByRole('figure', { name: /Tickets and errors/ });
     await chart.waitFor();
     // uPlot draws on a canvas: some of its pixels are painted.
-    const painted = await chart.locator('canvas').first().evaluate((c: HTMLCanvasElement) => {
-      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    // (The test's tsconfig has no DOM types: the canvas is described by what is used of it.)
+    type Canvas = { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+    const painted = await chart.locator('canvas').first().evaluate((c) => {
+      const canvas = c as unknown as Canvas;
+      const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
       let n = 0;
       for (let i = 3; i < d.length; i += 4) if (d[i]! > 0) n++;
       return n;
