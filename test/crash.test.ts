@@ -45,6 +45,13 @@ describeEachStore('worker crash safety', (kind) => {
     const s = await waitComplete(t, tokens.jobs, id!, 60_000);
     assert.equal(s.status, 'renderpdf.succeeded', JSON.stringify(s));
     assert.equal(s.redeliveries, 1);
+    // The timeline shows the killed attempt as redelivered, then the one that finished.
+    const res = await t.fetch(`/rest/tenants/acme/projects/shop/tickets/${id}/timeline`, { token: tokens.jobs });
+    const { steps } = (await res.json()) as { steps: { step: string; attempt: number; outcome: string; endedAt: string | null }[] };
+    assert.deepEqual(steps.map((x) => [x.step, x.attempt, x.outcome, x.endedAt === null]), [
+      ['renderpdf', 1, 'redelivered', true],
+      ['renderpdf', 2, 'succeeded', false],
+    ]);
     const outputs = (await tickets.listArtifacts(db, id!)).filter((a) => a.kind === 'output');
     assert.equal(outputs.length, 1);
     const blobs = (await t.server.ctx.blobs.list(`jobs/acme/shop/${id}/`)).filter((k) => k.endsWith('.pdf'));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { tickets } from '../src/store/index.js';
+import { stepEvents, tickets } from '../src/store/index.js';
 import { runHousekeeping } from '../src/tickets/retention/index.js';
 import { testClock } from './helpers/clock.js';
 import { putFile, setupProject, submit, waitComplete } from './helpers/project.js';
@@ -63,6 +63,7 @@ describeEachStore('retention', (kind) => {
     const p = await project('exp', '{ keepOutputUntil: expired, keepOutputForSeconds: 60, keepLog: never }');
     const id = await render(p.jobs, 'exp');
     assert.deepEqual(await stored('exp', id), ['.pdf']);
+    assert.equal((await stepEvents.listForTicket(db(), id)).length, 1);
     await hk();
     clock.advance(59_000);
     await hk();
@@ -79,6 +80,7 @@ describeEachStore('retention', (kind) => {
     await hk();
     assert.equal((await status(p.jobs, 'exp', id)).status, 404);
     assert.equal(await tickets.findTicket(db(), id), undefined);
+    assert.deepEqual(await stepEvents.listForTicket(db(), id), [], 'the timeline goes with the ticket');
     assert.ok(!existsSync(ticketFolder('exp', id)), 'the ticket folder is gone');
   });
 

@@ -6,3 +6,4 @@ export { uploadTree, type TreeUploadOptions } from './tree-upload.js';
 export { listTree, compilePattern, DEFAULT_TREE_PATTERN, type TreeFile, type TreeListing } from './tree-list.js';
 export { removeRepositoryFolder } from './cleanup.js';
 export { contentTypeOf } from './content-types.js';
+export { validateFile } from './validate.js';

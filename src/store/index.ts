@@ -13,3 +13,7 @@ export type { TicketRow, ArtifactRow, TicketPatch } from './tickets.js';
 export * as retention from './retention.js';
 export * as stats from './stats.js';
 export type { StatsRow, StatsFilter } from './stats.js';
+export * as stepEvents from './step-events.js';
+export type { StepEventRow } from './step-events.js';
+export * as ticketHistory from './ticket-history.js';
+export type { HistoryRow, HistoryFilter } from './ticket-history.js';

@@ -139,6 +139,20 @@ export interface StatsTable {
   cache_hits: number;
 }
 
+/** One attempt of one step of a ticket (migration 009): the ticket's timeline. */
+export interface StepEventsTable {
+  ticket: string;
+  /** The ticket's attempt counter when the step was claimed (unique per ticket). */
+  attempt: number;
+  step: string;
+  started: number;
+  /** Null while running, or when the attempt never finished (its lease ran out). */
+  ended: number | null;
+  /** `succeeded` or `failed` once ended. */
+  outcome: string | null;
+  error_code: string | null;
+}
+
 export interface Database {
   meta: MetaTable;
   users: UsersTable;
@@ -149,4 +163,5 @@ export interface Database {
   artifacts: ArtifactsTable;
   stats: StatsTable;
   quota_usage: QuotaUsageTable;
+  step_events: StepEventsTable;
 }

@@ -6,3 +6,6 @@ export { Worker } from './worker.js';
 export { isTicketId, newTicketId } from './ids.js';
 export { createNotifier, type Notifier } from './notifier.js';
 export type { RenderQuery, TicketParams } from './params.js';
+export { ticketHistory, HISTORY_DEFAULT_LIMIT, type HistoryQuery, type HistoryPage } from './history.js';
+export { ticketTimeline, timelineWriter, type TimelineEntry } from './timeline.js';
+export { storedInput, storedInputType } from './stored-input.js';

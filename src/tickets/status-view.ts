@@ -1,4 +1,4 @@
-import type { TicketRow } from '../store/index.js';
+import type { HistoryRow } from '../store/index.js';
 
 /** TicketStatusView as the status endpoint shows it. */
 export interface TicketStatusView {
@@ -24,7 +24,7 @@ export interface TicketStatusView {
 }
 
 /** Presents a ticket row. */
-export function statusView(row: TicketRow): TicketStatusView {
+export function statusView(row: HistoryRow): TicketStatusView {
   return {
     complete: row.complete === 1,
     tenant: row.tenant,

@@ -8,6 +8,7 @@ import type { Notifier } from './notifier.js';
 import type { TicketParams } from './params.js';
 import { errorStep, stepAfter } from './pipeline.js';
 import { redeliveryDelay } from './redelivery.js';
+import { timelineWriter } from './timeline.js';
 
 /**
  * Claims due tickets and runs one step each. Each step's outcome and the next step are
@@ -95,6 +96,7 @@ export class Worker {
       tickets.renewLease(ctx.db.kysely, ticket.id, ticket.attempt, this.id, ctx.now() + ctx.settings.leaseMs).catch((err: unknown) => ctx.logger.warn({ err }, 'lease renewal failed'));
     }, Math.max(250, Math.floor(ctx.settings.leaseMs / 3)));
     let outcome: StepOutcome;
+    await timelineWriter.started(ctx, ticket, stepName);
     try {
       outcome = step
         ? await step.run({ ctx, ticket, params })
@@ -112,6 +114,7 @@ export class Worker {
       await Promise.all(outcome.artifacts.map((a) => ctx.blobs.delete(a.blob_key)));
       return;
     }
+    await timelineWriter.ended(ctx, ticket, outcome);
     if (patch.complete === 1 && ticket.aggregate_id) await this.wakeAggregate(ticket);
     if (patch.complete === 1) await this.notifier.publish(`done:${ticket.id}`).catch(() => {});
     else if (patch.next) await this.notifier.publish('new').catch(() => {});

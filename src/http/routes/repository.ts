@@ -78,6 +78,21 @@ export async function repositoryRoutes(app: FastifyInstance, ctx: Context): Prom
     { config: json, schema: { tags, summary: 'Insert or replace a file', consumes: ['*/*'], params: Wildcard, body: RawBody, response: { 200: Written, ...errors(400, 401, 403, 404, 406, 413) } } },
     async (req) => repository.putFile(ctx, principalOf(req), req.params['*'], req.body ?? Buffer.alloc(0)),
   );
+  app.post<{ Params: { '*': string }; Body: Buffer | undefined }>(
+    '/repository/validate/*',
+    {
+      config: json,
+      schema: {
+        tags,
+        summary: 'Check a file as PUT /repository/files/{path} would, without storing it: 200 when valid, else the 400 a PUT would answer',
+        consumes: ['*/*'],
+        params: Wildcard,
+        body: RawBody,
+        response: { 200: Type.Object({ valid: Type.Literal(true) }), ...errors(400, 401, 403, 404, 406, 413) },
+      },
+    },
+    async (req) => repository.validateFile(ctx, principalOf(req), req.params['*'], req.body ?? Buffer.alloc(0)),
+  );
   app.get<{ Params: { '*': string } }>(
     '/repository/files/*',
     { schema: { tags, summary: 'Read a file (content type from the extension)', params: Wildcard, response: { 200: FileContent, ...errors(400, 401, 403, 404) } } },

@@ -9,6 +9,7 @@ import { artifactZip, findStoredFile, isTicketId, openArtifact, outputOfType, st
 import { negotiate } from '../negotiate.js';
 import { errors } from '../schemas.js';
 import { principalOf } from '../types.js';
+import { ticketHistoryRoutes } from './ticket-history.js';
 
 const ProjectParams = Type.Object({ tenant: Type.String(), project: Type.String() });
 const TicketParams = Type.Object({ tenant: Type.String(), project: Type.String(), ticket: Type.String() });
@@ -132,4 +133,6 @@ export async function ticketRoutes(app: FastifyInstance, ctx: Context): Promise<
       return reply.type(type).header('content-disposition', `attachment; filename="${row.name}"`).send(stream);
     },
   );
+
+  await ticketHistoryRoutes(app, ctx, { authorize: (req) => authorize(ctx, req), loadTicket: (req) => loadTicket(ctx, req) });
 }

@@ -4,6 +4,7 @@ import { tickets } from './002-tickets.js';
 import { webhooks } from './003-webhooks.js';
 import { statistics } from './004-statistics.js';
 import { fanoutPriority } from './005-fanout-priority.js';
+import { stepEvents } from './009-step-events.js';
 
 /** Every migration, in order. Names sort lexically; never rename one that shipped. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '003-webhooks': webhooks,
   '004-statistics': statistics,
   '005-fanout-priority': fanoutPriority,
+  '009-step-events': stepEvents,
 };

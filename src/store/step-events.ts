@@ -1,0 +1,28 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, StepEventsTable } from './schema.js';
+
+export type StepEventRow = Selectable<StepEventsTable>;
+
+/** Records that an attempt of a step started (one insert; the primary key is ticket + attempt). */
+export async function recordStart(db: Kysely<Database>, ticket: string, attempt: number, step: string, now: number): Promise<void> {
+  await db
+    .insertInto('step_events')
+    .values({ ticket, attempt, step, started: now, ended: null, outcome: null, error_code: null })
+    .onConflict((oc) => oc.columns(['ticket', 'attempt']).doNothing())
+    .execute();
+}
+
+/** Records how an attempt ended. */
+export async function recordEnd(db: Kysely<Database>, ticket: string, attempt: number, outcome: 'succeeded' | 'failed', errorCode: string | null, now: number): Promise<void> {
+  await db.updateTable('step_events').set({ ended: now, outcome, error_code: errorCode }).where('ticket', '=', ticket).where('attempt', '=', attempt).execute();
+}
+
+/** Forgets an attempt that changed nothing (a deferred aggregate that found its parts unfinished). */
+export async function forget(db: Kysely<Database>, ticket: string, attempt: number): Promise<void> {
+  await db.deleteFrom('step_events').where('ticket', '=', ticket).where('attempt', '=', attempt).execute();
+}
+
+/** Every recorded attempt of a ticket, oldest first. */
+export async function listForTicket(db: Kysely<Database>, ticket: string): Promise<StepEventRow[]> {
+  return db.selectFrom('step_events').selectAll().where('ticket', '=', ticket).orderBy('attempt').execute();
+}
