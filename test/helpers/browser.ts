@@ -79,3 +79,14 @@ export async function signIn(page: Page, opts: { tenant?: string; project?: stri
   await page.getByLabel('Scope', { exact: true }).selectOption(opts.scope ?? 'admin');
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
+
+/** Waits until `check` holds (polling every 50 ms), or fails after `timeoutMs` with the last value seen. */
+export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (check(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met after ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
