@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'templates/', 'coverage/', 'src/studio/api/schema.d.ts'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'templates/', 'coverage/', 'tmp/', 'src/studio/api/schema.d.ts'] },
   js.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },
   ...tseslint.configs.recommended,

@@ -21,6 +21,7 @@ export const errorCatalogue = {
   not_acceptable: { status: 406, doc: 'The Accept header is missing or names no type this endpoint can send.' },
   render_timeout: { status: 408, doc: 'Synchronous render not finished within `timeToWait`; the body is the RenderResult.' },
   conflict: { status: 409, doc: 'The tenant, project or user exists already.' },
+  template_error: { status: 422, doc: 'Preview: the Typst template does not compile; `diagnostics` lists each message with its file, line and column.' },
   payload_too_large: { status: 413, doc: 'The request body is larger than the configured limit.' },
   unsupported_media_type: { status: 415, doc: 'The Content-Type is not accepted by this endpoint.' },
   rate_limited: { status: 429, doc: 'Rate limited (defined by the contract, not used).' },
@@ -29,6 +30,7 @@ export const errorCatalogue = {
   no_fanout_data: { status: 500, doc: 'The input could not be enqueued because no fanout data was found.' },
   unavailable: { status: 503, doc: 'The service is starting or stopping.' },
   backend_timeout: { status: 504, doc: 'A backend did not respond in time.' },
+  template_timeout: { status: 504, doc: 'Preview: the template ran past the render time limit (`maxExecutionMillis`, else the service setting) and was stopped.' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;
@@ -45,7 +47,7 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly publicMessage: string,
-    readonly options: { details?: ErrorDetail[]; cause?: unknown; headers?: Record<string, string>; body?: unknown } = {},
+    readonly options: { details?: ErrorDetail[]; cause?: unknown; headers?: Record<string, string>; body?: unknown; extra?: Record<string, unknown> } = {},
   ) {
     super(publicMessage, { cause: options.cause });
     this.status = errorCatalogue[code].status;

@@ -11,6 +11,7 @@ import { ErrorBody } from './schemas.js';
 import { studioRoutes } from './studio.js';
 import { authRoutes } from './routes/auth-tokens.js';
 import { healthRoutes } from './routes/health.js';
+import { previewRoutes } from './routes/preview.js';
 import { renderRoutes } from './routes/render.js';
 import { repositoryRoutes } from './routes/repository.js';
 import { statisticsRoutes } from './routes/statistics.js';
@@ -19,7 +20,7 @@ import { ticketRoutes } from './routes/tickets.js';
 import './types.js';
 
 /** Route plugins under /rest, one per resource. */
-const restPlugins: ((app: FastifyInstance, ctx: Context) => Promise<void>)[] = [tenantRoutes, repositoryRoutes, renderRoutes, ticketRoutes, statisticsRoutes];
+const restPlugins: ((app: FastifyInstance, ctx: Context) => Promise<void>)[] = [tenantRoutes, repositoryRoutes, renderRoutes, ticketRoutes, statisticsRoutes, previewRoutes];
 
 const allMethods: HTTPMethods[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
 

@@ -41,8 +41,9 @@ function codeForStatus(status: number): string {
 
 /** Ajv's message, naming the allowed values of an enum (Ajv only says "one of the allowed values"). */
 function describe(v: { keyword?: string; message?: string; params?: unknown }): string {
-  const allowed = (v.params as { allowedValues?: unknown[] } | undefined)?.allowedValues;
-  if (v.keyword === 'enum' && Array.isArray(allowed)) return `must be one of ${allowed.join(', ')}`;
+  const params = v.params as { allowedValues?: unknown[]; additionalProperty?: string } | undefined;
+  if (v.keyword === 'enum' && Array.isArray(params?.allowedValues)) return `must be one of ${params.allowedValues.join(', ')}`;
+  if (v.keyword === 'additionalProperties' && params?.additionalProperty) return `has an unknown property ${params.additionalProperty}`;
   return v.message ?? 'is invalid';
 }
 
@@ -51,13 +52,16 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown
   if (err instanceof AppError) {
     if (err.status >= 500) req.log.error({ err: err.options.cause ?? err, code: err.code }, err.publicMessage);
     if (err.options.headers) void reply.headers(err.options.headers);
-    const payload = err.options.body ?? body(req, err.status, err.code, err.publicMessage, err.status === 400 ? (err.details ?? [{ message: err.publicMessage }]) : err.details);
+    const payload = err.options.body ?? { ...body(req, err.status, err.code, err.publicMessage, err.status === 400 ? (err.details ?? [{ message: err.publicMessage }]) : err.details), ...err.options.extra };
     return reply.code(err.status).type('application/json').send(payload);
   }
   const fe = err as FastifyError;
   if (fe.validation) {
     const details = fe.validation.map((v) => ({
-      field: (v.instancePath ? v.instancePath.replace(/^\//, '').replace(/\//g, '.') : (v.params as { missingProperty?: string })?.missingProperty) || fe.validationContext || 'request',
+      field:
+        (v.instancePath ? v.instancePath.replace(/^\//, '').replace(/\//g, '.') : ((v.params as { missingProperty?: string })?.missingProperty ?? (v.params as { additionalProperty?: string })?.additionalProperty)) ||
+        fe.validationContext ||
+        'request',
       message: `${fe.validationContext ?? 'request'}${v.instancePath ? ` ${v.instancePath.slice(1)}` : ''} ${describe(v)}`,
     }));
     return reply.code(400).type('application/json').send(body(req, 400, 'bad_request', details.map((d) => d.message).join('; '), details));

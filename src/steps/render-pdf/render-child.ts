@@ -1,5 +1,6 @@
-import { NodeCompiler, type NodeError } from '@myriaddreamin/typst-ts-node-compiler';
-import { JOB_ROOT, type RenderJob, type RenderReply, type RenderResult } from './render-protocol.js';
+import { NodeCompiler, type NodeError, type NodeTypstDocument } from '@myriaddreamin/typst-ts-node-compiler';
+import { JOB_ROOT, type DiagnosticDetail, type RenderJob, type RenderReply, type RenderResult } from './render-protocol.js';
+import { splitSvgPages } from './svg-pages.js';
 
 // A render process: one Typst compiler per font set, reused across jobs. Each job sees only
 // its own files (the shadow map is reset), under a root that does not exist on disk.
@@ -24,26 +25,46 @@ interface Diagnostic {
   message: string;
   path?: string;
   range?: { start?: { line: number; character: number } } | string | null;
+  /** LSP severity: 1 error, 2 warning, 3 information, 4 hint (Typst's traces). */
+  severity?: number;
 }
 
-/** Diagnostics as `file:line:column: message`; fetchDiagnostics has positions, shortDiagnostics not. */
-function describe(compiler: NodeCompiler, err: NodeError | null | undefined): string[] {
+function fetchList(compiler: NodeCompiler, err: NodeError | null | undefined): Diagnostic[] | string[] {
   if (!err) return [];
-  let list: Diagnostic[];
   try {
-    list = compiler.fetchDiagnostics(err) as Diagnostic[];
+    return compiler.fetchDiagnostics(err) as Diagnostic[];
   } catch {
     try {
-      list = err.shortDiagnostics as Diagnostic[];
+      return err.shortDiagnostics as Diagnostic[];
     } catch {
       return [String(err)];
     }
   }
+}
+
+/** Diagnostics as `file:line:column: message`; fetchDiagnostics has positions, shortDiagnostics not. */
+function describe(list: Diagnostic[] | string[]): string[] {
   return list.map((d) => {
+    if (typeof d === 'string') return d;
     const start = typeof d.range === 'object' && d.range?.start ? `:${d.range.start.line + 1}:${d.range.start.character + 1}` : '';
     const where = d.path ? `${d.path.replace(JOB_ROOT, '')}${start}: ` : '';
     return `${where}${d.message}`;
   });
+}
+
+/** Previews: the diagnostics with a place, 1-based (columns count UTF-16 units, as editors do). */
+function details(list: Diagnostic[] | string[]): DiagnosticDetail[] {
+  return list.flatMap((d) => {
+    if (typeof d === 'string' || !d.path || typeof d.range !== 'object' || !d.range?.start) return [];
+    const { line, character } = d.range.start;
+    return [{ file: d.path.replace(JOB_ROOT, ''), line: line + 1, column: character + 1, message: d.message, severity: d.severity === 1 ? 'error' : 'warning' } as const];
+  });
+}
+
+/** Preview output: pages as SVG (or the PDF) with each page's text. */
+function preview(compiler: NodeCompiler, doc: NodeTypstDocument, job: RenderJob, warnings: DiagnosticDetail[]) {
+  const pages = splitSvgPages(compiler.svg(doc));
+  return { pages: job.output === 'svg' ? pages : pages.map(({ width, height, text }) => ({ width, height, text })), warnings };
 }
 
 function render(job: RenderJob): RenderResult {
@@ -55,16 +76,19 @@ function render(job: RenderJob): RenderResult {
   const error = result.takeError();
   const doc = result.result;
   if (error || !doc) {
-    const diagnostics = describe(compiler, error);
-    return { id: job.id, ok: false, message: diagnostics[0] ?? 'template failed', diagnostics };
+    const list = fetchList(compiler, error);
+    const diagnostics = describe(list);
+    return { id: job.id, ok: false, message: diagnostics[0] ?? 'template failed', diagnostics, ...(job.output && job.output !== 'pdf' ? { details: details(list) } : {}) };
   }
-  const warnings = describe(compiler, result.takeWarnings());
-  const pdf = compiler.pdf(doc, { pdfTags: job.pdfTags, ...(job.pdfStandard ? { pdfStandard: job.pdfStandard } : {}) });
+  const warningList = fetchList(compiler, result.takeWarnings());
+  const warnings = describe(warningList);
+  const previewed = job.output && job.output !== 'pdf' ? preview(compiler, doc, job, details(warningList)) : undefined;
+  const pdf = job.output === 'svg' ? Buffer.alloc(0) : compiler.pdf(doc, { pdfTags: job.pdfTags, ...(job.pdfStandard ? { pdfStandard: job.pdfStandard } : {}) });
   if (++jobsSinceEvict >= 10) {
     compiler.evictCache(5);
     jobsSinceEvict = 0;
   }
-  return { id: job.id, ok: true, pdf, pages: doc.numOfPages, warnings, msecs: performance.now() - started };
+  return { id: job.id, ok: true, pdf, pages: doc.numOfPages, warnings, msecs: performance.now() - started, ...(previewed ? { preview: previewed } : {}) };
 }
 
 process.on('message', (job: RenderJob) => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import type { RenderJob, RenderReply } from './render-protocol.js';
+import type { DiagnosticDetail, PreviewPage, RenderJob, RenderReply } from './render-protocol.js';
 
 /** Why a render failed: the template (`template`), the time limit (`timeout`) or the process (`crash`). */
 export class RenderError extends Error {
@@ -12,6 +12,8 @@ export class RenderError extends Error {
     readonly kind: 'template' | 'timeout' | 'crash',
     message: string,
     readonly diagnostics: string[] = [],
+    /** Previews: the diagnostics with their places. */
+    readonly details: DiagnosticDetail[] = [],
   ) {
     super(message);
   }
@@ -22,13 +24,15 @@ export interface RenderOutput {
   pages: number;
   warnings: string[];
   msecs: number;
+  /** Jobs with a preview `output`: the pages and the warnings with their places. */
+  preview?: { pages: PreviewPage[]; warnings: DiagnosticDetail[] };
 }
 
 interface Slot {
   child: ChildProcess;
   /** Killed (time limit) but not yet exited: takes no more jobs. */
   dying: boolean;
-  busy: { job: RenderJob; resolve: (r: RenderOutput) => void; reject: (e: Error) => void; timer: NodeJS.Timeout } | null;
+  busy: { job: RenderJob; resolve: (r: RenderOutput) => void; reject: (e: Error) => void; timer: NodeJS.Timeout; deadline: number } | null;
 }
 
 const here = fileURLToPath(import.meta.url);
@@ -62,13 +66,42 @@ export class RenderPool {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
-  /** Renders a job, queueing when every process is busy. */
-  render(job: Omit<RenderJob, 'id'>, timeoutMs = this.timeoutMs): Promise<RenderOutput> {
+  /**
+   * Renders a job, queueing when every process is busy. An aborted `signal` (a preview whose
+   * client went away) drops a queued job; a running one may finish within `abortGraceMs`,
+   * else its process is stopped as at the time limit (killing a warm process on every
+   * superseded preview would make the next one cold).
+   */
+  render(job: Omit<RenderJob, 'id'>, timeoutMs = this.timeoutMs, signal?: AbortSignal, abortGraceMs = 1000): Promise<RenderOutput> {
     if (this.closed) return Promise.reject(new RenderError('crash', 'render pool is closed'));
+    if (signal?.aborted) return Promise.reject(new RenderError('crash', 'render cancelled'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ job: { ...job, id: this.nextId++ }, timeoutMs, resolve, reject });
+      const id = this.nextId++;
+      this.queue.push({ job: { ...job, id }, timeoutMs, resolve, reject });
+      signal?.addEventListener('abort', () => this.cancel(id, abortGraceMs), { once: true });
       this.pump();
     });
+  }
+
+  private cancel(id: number, graceMs: number): void {
+    const queued = this.queue.findIndex((q) => q.job.id === id);
+    if (queued >= 0) return void this.queue.splice(queued, 1)[0]!.reject(new RenderError('crash', 'render cancelled'));
+    const slot = this.slots.find((s) => s.busy?.job.id === id);
+    const busy = slot?.busy;
+    if (!slot || !busy || busy.deadline <= Date.now() + graceMs) return;
+    clearTimeout(busy.timer);
+    busy.deadline = Date.now() + graceMs;
+    busy.timer = setTimeout(() => this.stop(slot, new RenderError('crash', 'render cancelled')), graceMs);
+  }
+
+  /** Kills a slot's process, failing its job with `error`; a fresh process replaces it. */
+  private stop(slot: Slot, error: RenderError): void {
+    const busy = slot.busy;
+    if (busy) clearTimeout(busy.timer);
+    slot.busy = null;
+    slot.dying = true;
+    busy?.reject(error);
+    slot.child.kill('SIGKILL');
   }
 
   /** Stops every process; queued jobs fail. */
@@ -136,8 +169,8 @@ export class RenderPool {
       slot.dying = true;
       slot.child.kill('SIGKILL');
     }
-    if (reply.ok) busy.resolve({ pdf: Buffer.from(reply.pdf), pages: reply.pages, warnings: reply.warnings, msecs: reply.msecs });
-    else busy.reject(new RenderError('template', reply.message, reply.diagnostics));
+    if (reply.ok) busy.resolve({ pdf: Buffer.from(reply.pdf), pages: reply.pages, warnings: reply.warnings, msecs: reply.msecs, ...(reply.preview ? { preview: reply.preview } : {}) });
+    else busy.reject(new RenderError('template', reply.message, reply.diagnostics, reply.details));
     this.pump();
   }
 
@@ -149,13 +182,9 @@ export class RenderPool {
       const timeoutMs = next.timeoutMs;
       const timer = setTimeout(() => {
         this.logger.warn({ timeoutMs }, 'render exceeded its time limit; stopping its process');
-        const busy = slot.busy;
-        slot.busy = null;
-        slot.dying = true;
-        busy?.reject(new RenderError('timeout', `render stopped after ${timeoutMs} ms (time limit)`));
-        slot.child.kill('SIGKILL');
+        this.stop(slot, new RenderError('timeout', `render stopped after ${timeoutMs} ms (time limit)`));
       }, timeoutMs);
-      slot.busy = { ...next, timer };
+      slot.busy = { ...next, timer, deadline: Date.now() + timeoutMs };
       slot.child.send(next.job);
     }
   }
