@@ -4,13 +4,23 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'templates/', 'coverage/', 'tmp/'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'templates/', 'coverage/', 'tmp/', 'src/studio/api/schema.d.ts'] },
   js.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },
   ...tseslint.configs.recommended,
   {
     files: ['src/**/*.ts'],
+    ignores: ['src/studio/**'],
     languageOptions: { parserOptions: { project: './tsconfig.json' } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+    },
+  },
+  {
+    // The Studio runs in the browser and has its own tsconfig (DOM, JSX for Preact).
+    files: ['src/studio/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser }, parserOptions: { project: './src/studio/tsconfig.json' } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],

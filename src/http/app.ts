@@ -10,6 +10,7 @@ import { installMetrics } from './metrics.js';
 import { negotiate } from './negotiate.js';
 import { swaggerOptions, swaggerUiOptions } from './openapi.js';
 import { ErrorBody } from './schemas.js';
+import { studioRoutes } from './studio.js';
 import { authRoutes } from './routes/auth-tokens.js';
 import { healthRoutes } from './routes/health.js';
 import { previewRoutes } from './routes/preview.js';
@@ -77,6 +78,7 @@ export async function buildApp(ctx: Context, opts: { ready?: () => boolean; blob
   await app.register(swaggerUi, swaggerUiOptions);
   await app.register(async (auth) => authRoutes(auth.withTypeProvider<TypeBoxTypeProvider>(), ctx), { prefix: '/auth' });
   await app.register(async (root) => healthRoutes(root, ctx, registry, opts.ready ?? (() => true), opts.blobProblem ?? (async () => null)));
+  await app.register(async (root) => studioRoutes(root));
 
   // 405 for a known path with another method, instead of a misleading 404.
   for (const [url, methods] of methodsByUrl) {

@@ -1,0 +1,84 @@
+// Live preview: after each edit (debounced a little), compile through the preview API. One
+// request at a time; edits made meanwhile are sent together as soon as it returns, so the
+// preview always catches up with the latest text without queueing stale compiles.
+import { api } from '../../api/client';
+import type { Diagnostic } from '../../api/pending';
+import { busy, compileMs, data, dataType, diagnostics, pages, previewError, template, type PreviewPage } from '../../state/playground';
+import type { ProjectAccess } from '../../state/session';
+
+const DEBOUNCE_MS = 25;
+
+let timer: ReturnType<typeof setTimeout> | undefined;
+let running = false;
+let again = false;
+let project: ProjectAccess | null = null;
+
+/** Compile the current editors' content soon (called on every change). */
+export function schedulePreview(p: ProjectAccess): void {
+  project = p;
+  clearTimeout(timer);
+  timer = setTimeout(() => void run(), DEBOUNCE_MS);
+}
+
+/** Turns SVG pages into object URLs and waits until the browser has decoded them, so they show at once. */
+async function toPages(list: { index: number; width: number; height: number; svg?: string; text: string }[]): Promise<PreviewPage[]> {
+  const out = list.map((p) => ({ index: p.index, width: p.width, height: p.height, text: p.text, url: URL.createObjectURL(new Blob([p.svg ?? ''], { type: 'image/svg+xml' })) }));
+  await Promise.all(
+    out.map(async (p) => {
+      const img = new Image();
+      img.src = p.url;
+      await img.decode().catch(() => {});
+    }),
+  );
+  return out;
+}
+
+function show(next: PreviewPage[]): void {
+  const old = pages.value;
+  pages.value = next;
+  // Revoked after the new images have replaced the old ones in the page.
+  setTimeout(() => old.forEach((p) => URL.revokeObjectURL(p.url)), 1000);
+}
+
+async function run(): Promise<void> {
+  if (running) {
+    again = true;
+    return;
+  }
+  const p = project;
+  if (!p) return;
+  running = true;
+  busy.value = true;
+  try {
+    const r = await api.POST('/rest/tenants/{tenant}/projects/{project}/preview', {
+      params: { path: { tenant: p.tenant, project: p.project } },
+      body: { template: template.value, data: data.value, dataType: dataType.value, format: 'svg' },
+    });
+    if (r.response.ok && r.data) {
+      show(await toPages(r.data.pages));
+      compileMs.value = r.data.compileMs;
+      diagnostics.value = [];
+      previewError.value = null;
+    } else {
+      const body = (r.error ?? {}) as { message?: string; diagnostics?: Diagnostic[] };
+      const status = r.response.status;
+      if (status === 422 && body.diagnostics?.length) {
+        diagnostics.value = body.diagnostics;
+        previewError.value = null;
+      } else {
+        diagnostics.value = [];
+        const prefix = status === 504 ? 'Stopped at the time limit' : status === 413 ? 'Too large to preview' : status === 401 ? 'Signed out' : `Preview failed (HTTP ${status})`;
+        previewError.value = `${prefix}: ${body.message ?? 'no details'}`;
+      }
+    }
+  } catch (err) {
+    previewError.value = `The preview could not reach the service: ${err instanceof Error ? err.message : String(err)}`;
+  } finally {
+    running = false;
+    busy.value = again;
+    if (again) {
+      again = false;
+      void run();
+    }
+  }
+}
