@@ -7,7 +7,7 @@ import type { ProjectAccess } from '../../state/session';
 export const templatePath = (p: ProjectAccess, name: string) => `tenants/${p.tenant}/projects/${p.project}/master-documents/${name}.typ`;
 
 async function readFile(path: string): Promise<string | null> {
-  const r = await api.GET('/rest/repository/files/{*}', { params: { path: { '*': path } }, headers: { accept: '*/*' }, parseAs: 'text' });
+  const r = await api.GET('/rest/repository/files/{path}', { params: { path: { path: path } }, headers: { accept: '*/*' }, parseAs: 'text' });
   if (r.response.status === 404 || r.response.status === 403) return null;
   if (!r.response.ok) throw new ApiError(r.response.status, { message: `reading ${path} failed (HTTP ${r.response.status})` });
   return r.data as unknown as string;
@@ -28,8 +28,8 @@ export async function openTemplate(p: ProjectAccess, name: string): Promise<{ te
 export async function saveTemplate(p: ProjectAccess, name: string, text: string): Promise<string> {
   const path = templatePath(p, name);
   ok(
-    await api.PUT('/rest/repository/files/{*}', {
-      params: { path: { '*': path } },
+    await api.PUT('/rest/repository/files/{path}', {
+      params: { path: { path: path } },
       body: text as never,
       bodySerializer: (b: unknown) => b as string,
       headers: { 'content-type': 'text/plain; charset=utf-8' },
@@ -71,8 +71,8 @@ export async function ticketInput(p: ProjectAccess, ticket: string): Promise<{ t
 
 /** XML and JSON files of the project's repository folder, offered as sample data. */
 export async function listSamples(p: ProjectAccess): Promise<string[]> {
-  const r = await api.GET('/rest/repository/tree/{*}', {
-    params: { path: { '*': `tenants/${p.tenant}/projects/${p.project}` }, query: { recursive: true, pattern: '\\.(xml|json)$' } },
+  const r = await api.GET('/rest/repository/tree/{path}', {
+    params: { path: { path: `tenants/${p.tenant}/projects/${p.project}` }, query: { recursive: true, pattern: '\\.(xml|json)$' } },
   });
   if (!r.response.ok) return [];
   return r.data!.files.map((f) => f.path);

@@ -13,7 +13,7 @@ const isConfig = (path: string) => path.endsWith('.ion');
 
 /** Asks the service whether the text would be accepted at this path; the problems at their properties. */
 async function validate(path: string, text: string): Promise<Marker[]> {
-  const r = await api.POST('/rest/repository/validate/{*}', { params: { path: { '*': path } }, body: text, bodySerializer: (b: unknown) => b as string, headers: { 'content-type': 'application/octet-stream' } });
+  const r = await api.POST('/rest/repository/validate/{path}', { params: { path: { path: path } }, body: text, bodySerializer: (b: unknown) => b as string, headers: { 'content-type': 'application/octet-stream' } });
   if (r.response.ok) return [];
   const body = (r.error ?? {}) as { message?: string; details?: { field?: string; message: string }[] };
   if (r.response.status !== 400) throw new ApiError(r.response.status, body);
@@ -25,7 +25,7 @@ async function validate(path: string, text: string): Promise<Marker[]> {
 export function FileEditor({ path, onChanged, onDeleted }: { path: string; onChanged(): void; onDeleted(): void }) {
   const isText = textExtensions.test(path);
   const file = useLoad(async (signal) => {
-    const r = await api.GET('/rest/repository/files/{*}', { params: { path: { '*': path } }, headers: { accept: '*/*' }, parseAs: 'blob', signal });
+    const r = await api.GET('/rest/repository/files/{path}', { params: { path: { path: path } }, headers: { accept: '*/*' }, parseAs: 'blob', signal });
     if (!r.response.ok) throw new ApiError(r.response.status, { message: `${path} could not be read (HTTP ${r.response.status})` });
     return r.data as unknown as Blob;
   }, path);
@@ -54,7 +54,7 @@ export function FileEditor({ path, onChanged, onDeleted }: { path: string; onCha
         setMarkers(problems);
         if (problems.length) return setMessage({ text: `Not saved: ${problems.map((p) => `${p.line}:${p.column} ${p.message}`).join('; ')}`, error: true });
       }
-      ok(await api.PUT('/rest/repository/files/{*}', { params: { path: { '*': path } }, body: text as never, bodySerializer: (b: unknown) => b as string, headers: { 'content-type': 'application/octet-stream' } }));
+      ok(await api.PUT('/rest/repository/files/{path}', { params: { path: { path: path } }, body: text as never, bodySerializer: (b: unknown) => b as string, headers: { 'content-type': 'application/octet-stream' } }));
       setMessage({ text: `Saved ${path}.`, error: false });
       onChanged();
     } catch (err) {
@@ -64,7 +64,7 @@ export function FileEditor({ path, onChanged, onDeleted }: { path: string; onCha
   async function remove() {
     if (!confirm(`Delete ${path}?`)) return;
     try {
-      ok(await api.DELETE('/rest/repository/files/{*}', { params: { path: { '*': path } } }));
+      ok(await api.DELETE('/rest/repository/files/{path}', { params: { path: { path: path } } }));
       onDeleted();
     } catch (err) {
       setMessage({ text: describeError(err), error: true });

@@ -33,7 +33,7 @@ function Repository({ project }: { project: ProjectAccess }) {
     async (signal) =>
       ok(
         root
-          ? await api.GET('/rest/repository/tree/{*}', { params: { path: { '*': root }, query: { recursive: true, pattern: '' } }, signal })
+          ? await api.GET('/rest/repository/tree/{path}', { params: { path: { path: root }, query: { recursive: true, pattern: '' } }, signal })
           : await api.GET('/rest/repository/tree', { params: { query: { recursive: true, pattern: '' } }, signal }),
       ),
     `${root}#${version}`,

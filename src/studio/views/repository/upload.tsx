@@ -10,7 +10,7 @@ export function Upload({ folder, onDone }: { folder: string; onDone(path: string
     setError(null);
     const path = [folder, sub.replace(/^\/+|\/+$/g, ''), name].filter(Boolean).join('/');
     try {
-      ok(await api.PUT('/rest/repository/files/{*}', { params: { path: { '*': path } }, body: body as never, bodySerializer: (b: unknown) => b as BodyInit, headers: { 'content-type': 'application/octet-stream' } }));
+      ok(await api.PUT('/rest/repository/files/{path}', { params: { path: { path: path } }, body: body as never, bodySerializer: (b: unknown) => b as BodyInit, headers: { 'content-type': 'application/octet-stream' } }));
       onDone(path);
     } catch (err) {
       setError(describeError(err));
