@@ -38,7 +38,8 @@ function cli(args: string[], env: Record<string, string>, input = ''): Promise<R
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    // Only ends a hung command; a CLI start on a busy 2-core machine can take tens of seconds.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
