@@ -1,7 +1,7 @@
 /**
  * Why the pool could not deliver a job's result: the time limit (`timeout`), the memory
  * ceiling (`memory`), the process ended or failed (`crash`), the pool was closed, or the caller
- * gave up while the job was queued (`cancelled`).
+ * gave up on the job (`cancelled`).
  */
 export type PoolErrorKind = 'timeout' | 'memory' | 'crash' | 'closed' | 'cancelled';
 

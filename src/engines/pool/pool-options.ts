@@ -31,7 +31,7 @@ export interface RunOptions<Progress> {
   timeoutMs?: number;
   /** Receives the job's progress messages in order, before the result. */
   onProgress?: (progress: Progress) => void;
-  /** Aborted while the job still waits for a process: it leaves the queue (`cancelled`). A job already running finishes. */
+  /** Aborted: a queued job leaves the queue; a running one may finish within a second, else its process is replaced (`cancelled`). */
   signal?: AbortSignal;
 }
 

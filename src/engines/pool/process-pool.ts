@@ -10,6 +10,7 @@ interface Task<Job, Result, Progress> {
   onProgress: ((progress: Progress) => void) | undefined;
   resolve: (result: Result) => void;
   reject: (err: Error) => void;
+  signal: AbortSignal | undefined;
 }
 
 /**
@@ -35,13 +36,18 @@ export class ProcessPool<Job, Result, Progress = never> {
     if (this.closed) return Promise.reject(new PoolError('closed', `the ${this.opts.name} pool is closed`));
     if (options.signal?.aborted) return Promise.reject(new PoolError('cancelled', `${this.opts.name} job cancelled`));
     return new Promise((resolve, reject) => {
-      const task: Task<Job, Result, Progress> = { job, timeoutMs: options.timeoutMs ?? this.opts.timeoutMs, onProgress: options.onProgress, resolve, reject };
+      const task: Task<Job, Result, Progress> = { job, timeoutMs: options.timeoutMs ?? this.opts.timeoutMs, onProgress: options.onProgress, resolve, reject, signal: options.signal };
       this.queue.push(task);
       options.signal?.addEventListener(
         'abort',
         () => {
           const at = this.queue.indexOf(task);
-          if (at >= 0) this.queue.splice(at, 1)[0]!.reject(new PoolError('cancelled', `${this.opts.name} job cancelled`));
+          if (at >= 0) return void this.queue.splice(at, 1)[0]!.reject(new PoolError('cancelled', `${this.opts.name} job cancelled`));
+          // Running: it may finish within a grace second (a warm process is worth keeping), else its process goes.
+          setTimeout(() => {
+            const slot = this.slots.find((s) => s.task === task);
+            if (slot) this.fail(slot, new PoolError('cancelled', `${this.opts.name} job cancelled`));
+          }, 1000).unref();
         },
         { once: true },
       );
