@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, it } from 'node:test';
-import { tickets } from '../src/store/index.js';
+import { stepEvents, tickets } from '../src/store/index.js';
 import { putFile, setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { describeEachStore } from './helpers/stores.js';
@@ -37,8 +37,9 @@ describeEachStore('worker crash safety', (kind) => {
 
     const first = startWorker();
     const deadline = Date.now() + 120_000;
-    while (!(await tickets.findTicket(db, id!))?.lease_owner) {
-      assert.ok(Date.now() < deadline, 'first worker never claimed the ticket');
+    // Claimed and its step started (recorded right after the claim commits): the render is under way.
+    while ((await stepEvents.listForTicket(db, id!)).length === 0) {
+      assert.ok(Date.now() < deadline, 'first worker never started the ticket');
       await new Promise((r) => setTimeout(r, 50));
     }
     await crash(first);

@@ -35,7 +35,10 @@ describeEachStore('migration 006-token-identity on existing rows', (kind) => {
     for (const [tenant, name] of [['acme', 'shop'], ['acme', 'web'], ['beta', 'shop']]) {
       await sql`insert into projects (tenant, name, created, updated) values (${tenant}, ${name}, 1, 1)`.execute(db.kysely);
     }
-    assert.deepEqual(await migrate(db, schema), ['006-token-identity']);
+    // Every migration after 006-auth-guards runs, 006-token-identity first.
+    const later = Object.keys(migrations).filter((name) => name > '006-auth-guards');
+    assert.equal(later[0], '006-token-identity');
+    assert.deepEqual(await migrate(db, schema), later);
     const ids = [
       ...(await db.kysely.selectFrom('tenants').select('uid').execute()),
       ...(await db.kysely.selectFrom('projects').select('uid').execute()),

@@ -228,7 +228,8 @@ describeEachStore('preview', (kind) => {
     await failure(await post({ template: 'x' }, { token: other.admin }), 403, 'forbidden');
     const gone = await setupProject(t, 'acme', 'gone');
     assert.equal((await t.fetch('/rest/tenants/acme/projects/gone', { method: 'DELETE', token: tokens.op })).status, 200);
-    await failure(await post({ template: 'x' }, { token: gone.admin, project: 'gone' }), 404, 'not_found');
+    // A token outliving its project is revoked.
+    await failure(await post({ template: 'x' }, { token: gone.admin, project: 'gone' }), 401, 'unauthorized');
     await failure(await post('<data/>', { contentType: 'application/xml' }), 415, 'unsupported_media_type');
     // The operator may preview in any project.
     const res = await t.fetch('/rest/tenants/acme/projects/shop/preview', { method: 'POST', token: tokens.op, body: JSON.stringify({ template: 'operator' }), headers: { 'content-type': 'application/json' } });
