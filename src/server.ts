@@ -19,9 +19,8 @@ export interface Server {
 }
 
 /** Starts the roles the settings ask for: migrate, bootstrap, listen, run workers. */
-export async function startServer(settings: Settings, opts: { now?: () => number; print?: (line: string) => void; logger?: Logger } = {}): Promise<Server> {
+export async function startServer(settings: Settings, opts: { now?: () => number; logger?: Logger } = {}): Promise<Server> {
   const ctx = await createContext(settings, { ...(opts.now ? { now: opts.now } : {}), ...(opts.logger ? { logger: opts.logger } : {}) });
-  const print = opts.print ?? ((line: string) => process.stdout.write(line + '\n'));
   let stopping = false;
   let app: FastifyInstance | null = null;
   let url: string | null = null;
@@ -35,7 +34,9 @@ export async function startServer(settings: Settings, opts: { now?: () => number
     // loop), /readyz says why, and workers start claiming once the store answers.
     const blobProblem = await probe.problem();
     if (blobProblem) ctx.logger.error({ blobStore: ctx.blobs.description }, `${blobProblem}; not ready until the blob store can be used (see /readyz)`);
-    await bootstrapOperator(ctx.db, { password: settings.adminPassword, dataDir: settings.dataDir, print });
+    // Only the embedded service creates the first operator: in a cluster, any api or worker
+    // process could win that race and leave the password on its own host (`pressroom operator create`).
+    if (settings.role === 'all') await bootstrapOperator(ctx.db, { password: settings.adminPassword, dataDir: settings.dataDir, report: (message) => ctx.logger.info(message) });
     if (settings.role !== 'worker') {
       app = await buildApp(ctx, { ready: () => !stopping, blobProblem: () => probe.problem() });
       await app.listen({ host: settings.host, port: settings.port });

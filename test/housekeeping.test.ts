@@ -23,7 +23,7 @@ describeEachStore('housekeeping across processes', (kind) => {
   before(async () => {
     t = await startTestServer(kind, { renderThreads: 1, pollMs: 50, housekeepingMs: 0 }, { now: clock.now });
     // A second process on the same database and blob store: API only, it still does housekeeping.
-    second = await startServer({ ...t.settings, role: 'api' }, { print: () => {}, now: clock.now });
+    second = await startServer({ ...t.settings, role: 'api' }, { now: clock.now });
     const p = await setupProject(t, 'acme', 'race');
     await putFile(t, p.admin, 'tenants/acme/projects/race/renderpdf/config.ion', '{ keepOutputUntil: expired, keepOutputForSeconds: 600, keepLogForSeconds: 600 }');
     ids = [];
@@ -86,7 +86,7 @@ describeEachStore('housekeeping across processes', (kind) => {
   });
 
   it('runs rounds from a timer in every process', async () => {
-    const timed = await startServer({ ...t.settings, role: 'api', housekeepingMs: 100 }, { print: () => {}, now: clock.now });
+    const timed = await startServer({ ...t.settings, role: 'api', housekeepingMs: 100 }, { now: clock.now });
     try {
       const p = await setupProject(t, 'acme', 'timer');
       await putFile(t, p.admin, 'tenants/acme/projects/timer/renderpdf/config.ion', '{ keepOutputUntil: expired, keepOutputForSeconds: 1, keepLog: never }');

@@ -22,7 +22,7 @@ describeEachStore('token service: password guessing', (kind) => {
     t = await startTestServer(kind, {}, { now: clock.now });
     await setupProject(t);
     await addUser(t.server.ctx.db, { name: 'shopper', tenant: 'acme', project: 'shop', scope: 'jobs', password: SHOPPER_PASSWORD });
-    second = await startServer({ ...t.settings, role: 'api' }, { now: clock.now, print: () => {} });
+    second = await startServer({ ...t.settings, role: 'api' }, { now: clock.now });
   });
   after(async () => {
     await second.stop();

@@ -73,7 +73,7 @@ describe('an existing SQLite database [sqlite]', () => {
       assert.equal(old.pragma('auto_vacuum', { simple: true }), 0);
       old.close();
 
-      const server = await startServer(fresh.settings, { print: () => {} });
+      const server = await startServer(fresh.settings);
       await server.stop();
       const after = new SQLite(join(fresh.settings.dataDir, 'pressroom.db'), { readonly: true });
       try {

@@ -56,7 +56,7 @@ describeEachStore('SIGTERM during a render', (kind) => {
       assert.ok(released.run_after <= Date.now(), 'due at once');
 
       // Meanwhile the template is fixed to finish (through an api-only process: no worker claims).
-      const api = await startServer({ ...loadSettings(env), role: 'api', port: 0 }, { print: () => {} });
+      const api = await startServer({ ...loadSettings(env), role: 'api', port: 0 });
       try {
         const res = await fetch(`${api.url}/rest/repository/files/tenants/acme/projects/shop/master-documents/speed.typ`, {
           method: 'PUT',

@@ -74,7 +74,8 @@ describeEachStore('Studio tickets', (kind) => {
     await page.goto(`${t.url}/studio/tickets/${id}`);
     await signIn(page, { scope: 'jobs' });
     const failure = page.getByRole('region', { name: 'Failure' });
-    await failure.getByText(s.errorCode!).waitFor();
+    // Exact: the render log below also mentions the code.
+    await failure.getByText(s.errorCode!, { exact: true }).waitFor();
     await failure.getByLabel('Render log').waitFor();
     await failure.getByRole('button', { name: 'Open in playground' }).click();
     await page.waitForURL(new RegExp(`/studio/playground\\?ticket=${id}`));

@@ -41,7 +41,7 @@ describeEachStore('token revocation', (kind) => {
   before(async () => {
     t = await startTestServer(kind, { role: 'api' }, { now: clock });
     await setupProject(t);
-    second = await startServer({ ...t.settings, role: 'api' }, { now: clock, print: () => {} });
+    second = await startServer({ ...t.settings, role: 'api' }, { now: clock });
   });
   after(async () => {
     await second.stop();
@@ -144,7 +144,7 @@ describeEachStore('token revocation', (kind) => {
     await works(op, '/rest/tenants');
     await works(operatorOnProject, tickets());
     await removeUser(t.server.ctx.db, 'admin');
-    await bootstrapOperator(t.server.ctx.db, { password: ADMIN_PASSWORD, dataDir: t.settings.dataDir, print: () => {} });
+    await bootstrapOperator(t.server.ctx.db, { password: ADMIN_PASSWORD, dataDir: t.settings.dataDir, report: () => {} });
     await revokedWithin10s(op, '/rest/tenants', 'the operator token');
     await revokedWithin10s(operatorOnProject, tickets(), "the operator's project token");
     await works(await t.operatorToken(), '/rest/tenants');

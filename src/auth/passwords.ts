@@ -1,4 +1,11 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { MIN_PASSWORD_LENGTH } from '../config/settings.js';
+import { AppError } from '../errors.js';
+
+/** Refuses a password too weak to set. */
+export function checkNewPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) throw new AppError('bad_request', `password must have at least ${MIN_PASSWORD_LENGTH} characters`);
+}
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> =>
   new Promise((resolve, reject) => scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));

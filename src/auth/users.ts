@@ -1,13 +1,11 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { AppError } from '../errors.js';
 import { tenants, users, type Db, type UserRow } from '../store/index.js';
 import { userStamp, type TokenIdentity } from './identity.js';
-import { hashPassword, randomPassword, verifyPassword } from './passwords.js';
+import { checkNewPassword, hashPassword, randomPassword, verifyPassword } from './passwords.js';
 import { type Scope, scopes, SYSTEM_TENANT } from './principal.js';
 
 export const OPERATOR_TENANT = '';
-const namePattern = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
+export const namePattern = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
 
 /** A user as shown by the CLI: never the hash. */
 export interface UserView {
@@ -77,11 +75,6 @@ export async function authenticate(db: Db, req: { tenant: string; username: stri
   return { user: row.name, tenant: row.tenant, project: row.project, scope, operator: false, identity: { ...user, ...ids } };
 }
 
-/** Refuses a password too weak to set. */
-function checkNewPassword(password: string): void {
-  if (password.length < 8) throw new AppError('bad_request', 'password must have at least 8 characters');
-}
-
 /**
  * Gives a tenant user a new password. Its tokens stop working (they carry a stamp of the old
  * password hash). With `project`, the user must belong to that project.
@@ -127,32 +120,4 @@ export async function removeUser(db: Db, name: string, tenant?: string): Promise
   if (!(await users.deleteUser(db.kysely, tenant ?? OPERATOR_TENANT, name))) {
     throw new AppError('not_found', `user ${name} not found${tenant ? ` in tenant ${tenant}` : ''}`);
   }
-}
-
-/**
- * Creates the operator `admin` when no operator exists (first start, or after
- * `pressroom users remove admin` to recover a lost password). The password is the
- * configured one, else random, printed once and written to `<data>/initial-admin-password`.
- */
-export async function bootstrapOperator(db: Db, opts: { password: string | null; dataDir: string; print: (line: string) => void }): Promise<boolean> {
-  if ((await users.listUsers(db.kysely, OPERATOR_TENANT)).length > 0) return false;
-  const password = opts.password ?? randomPassword();
-  // With PostgreSQL nothing else creates the data folder; fail before the operator exists.
-  if (opts.password === null) await mkdir(opts.dataDir, { recursive: true });
-  const inserted = await users.insertUser(db.kysely, {
-    name: 'admin',
-    tenant: OPERATOR_TENANT,
-    project: OPERATOR_TENANT,
-    scope: 'admin',
-    password_hash: await hashPassword(password),
-    operator: 1,
-    created: Date.now(),
-  });
-  if (!inserted || opts.password !== null) return inserted;
-  const file = join(opts.dataDir, 'initial-admin-password');
-  // Printed first, so a failing write cannot lose the only copy of the password.
-  opts.print(`created operator "admin" with password ${password} (also in ${file})`);
-  await writeFile(file, password + '\n', { mode: 0o600 });
-  await chmod(file, 0o600); // writeFile keeps the mode of a file left from an earlier bootstrap
-  return true;
 }

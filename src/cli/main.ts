@@ -1,5 +1,6 @@
 import { InvalidSettingsError } from '../config/settings.js';
 import { migrateCommand } from './migrate.js';
+import { operatorCommand } from './operator.js';
 import { sealCommand } from './seal.js';
 import { serveCommand } from './serve.js';
 import { usersCommand } from './users.js';
@@ -13,6 +14,8 @@ commands:
   users list [--tenant T] [--json]
   users remove <name> [--tenant T]  (without --tenant: an operator)
   users passwd <name> --tenant T [--project P] [--password-stdin]
+  operator create [<name>] [--password-stdin]          add an operator (a cluster's first one)
+  operator reset-password [<name>] [--password-stdin]
   seal <value> | seal --stdin       print {sealed:…} for a secret in a config.ion
 
 Settings come from PRESSROOM_* environment variables; see docs/configuration.md.`;
@@ -26,6 +29,8 @@ async function main(argv: string[]): Promise<number> {
       return migrateCommand(rest);
     case 'users':
       return usersCommand(rest);
+    case 'operator':
+      return operatorCommand(rest);
     case 'seal':
       return sealCommand(rest);
     case 'help':

@@ -125,6 +125,9 @@ function bool(name: string, fallback: boolean) {
   };
 }
 
+/** The one password policy: users, operators and PRESSROOM_ADMIN_PASSWORD alike. */
+export const MIN_PASSWORD_LENGTH = 12;
+
 function str(fallback: string) {
   return (raw: string | undefined): string => (raw === undefined || raw === '' ? fallback : raw);
 }
@@ -209,7 +212,15 @@ export const definitions: Definitions = {
       return v;
     },
   },
-  adminPassword: { env: 'PRESSROOM_ADMIN_PASSWORD', doc: 'Password of the bootstrap operator `admin` (first start only).', parse: optional },
+  adminPassword: {
+    env: 'PRESSROOM_ADMIN_PASSWORD',
+    doc: `Password of the operator \`admin\` that the embedded service (role \`all\`) creates on its first start (at least ${MIN_PASSWORD_LENGTH} characters); unset: generated into \`<data>/initial-admin-password\`. Processes of role \`api\` or \`worker\` create no operator: use \`pressroom operator create\`.`,
+    parse: (raw) => {
+      const v = optional(raw);
+      if (v !== null && v.length < MIN_PASSWORD_LENGTH) throw new SettingError(`PRESSROOM_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters`);
+      return v;
+    },
+  },
   jwtSecret: {
     env: 'PRESSROOM_JWT_SECRET',
     doc: 'HMAC key for access tokens (at least 32 characters); generated and stored once when unset.',

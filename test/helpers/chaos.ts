@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { kill, startMember, type Member } from './cluster.js';
+import { createOperatorWithCli } from './operator.js';
 
 export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,6 +34,8 @@ export class Cluster {
   constructor(private readonly env: Record<string, string>) {}
 
   async start(apis: number, workers: number): Promise<void> {
+    // As in the README's scale-out section: the first operator comes from the CLI.
+    await createOperatorWithCli(this.env);
     const started = await Promise.all([...Array.from({ length: apis }, () => startMember('api', this.env)), ...Array.from({ length: workers }, () => startMember('worker', this.env))]);
     this.all.push(...started);
     this.apis.push(...started.slice(0, apis));

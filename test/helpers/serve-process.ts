@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ADMIN_PASSWORD, type TestServer } from './server.js';
+import { createOperatorWithCli } from './operator.js';
 import { crash } from './worker-process.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -16,6 +17,12 @@ function childEnv(extra: Record<string, string>): Record<string, string> {
     if (v !== undefined && !k.startsWith('PRESSROOM_') && !k.startsWith('NODE_TEST')) env[k] = v;
   }
   return { ...env, PRESSROOM_LOG_LEVEL: 'silent', ...extra };
+}
+
+function roleOf(env: Record<string, string>, args: string[]): 'all' | 'api' | 'worker' {
+  const i = args.indexOf('--role');
+  const role = i >= 0 ? args[i + 1] : env.PRESSROOM_ROLE;
+  return role === 'api' || role === 'worker' ? role : 'all';
 }
 
 /** A real `pressroom serve` process (its own Node process, so its memory can be measured). */
@@ -36,12 +43,18 @@ export class ServeProcess implements ServerClient {
 
   /**
    * Starts `pressroom serve <args>` and, unless it runs without the api role, waits until it
-   * listens (up to `ms`).
+   * listens (up to `ms`). An api or worker process creates no operator, so one is created first
+   * with `pressroom operator create`, as the README's scale-out section does.
    */
   static async start(env: Record<string, string>, args: string[] = [], ms = 60_000): Promise<ServeProcess> {
+    if (roleOf(env, args) !== 'all') await createOperatorWithCli(env);
+    return ServeProcess.startBare(env, args, ms);
+  }
+
+  /** Like `start`, without creating an operator. */
+  static async startBare(env: Record<string, string>, args: string[] = [], ms = 60_000): Promise<ServeProcess> {
     const child = new ServeProcess(args, env);
-    const worker = args.includes('worker') || env.PRESSROOM_ROLE === 'worker';
-    if (worker) return child;
+    if (roleOf(env, args) === 'worker') return child;
     const deadline = Date.now() + ms;
     for (;;) {
       const m = /pressroom listening on (http:\/\/\S+) /.exec(child.stdout);

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { createOperator } from '../../src/auth/index.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
+import { AppError } from '../../src/errors.js';
 import { startServer, type Server } from '../../src/server.js';
 import { testDatabaseUrl, type StoreKind } from './stores.js';
 
@@ -65,7 +67,14 @@ export async function startTestServer(kind: StoreKind, overrides: Partial<Settin
 
 /** Starts a server on given settings; `close` stops it, then runs `cleanup`. */
 export async function startTestServerOn(settings: Settings, cleanup: () => Promise<void>, opts: { now?: () => number; logger?: Logger } = {}): Promise<TestServer> {
-  const server = await startServer(settings, { print: () => {}, ...opts });
+  const server = await startServer(settings, { ...opts });
+  // Only the embedded service (role all) creates the operator; for the others the test does
+  // what `pressroom operator create` does (the CLI itself is tested in cli.test.ts).
+  if (settings.role !== 'all') {
+    await createOperator(server.ctx.db, { name: 'admin', password: ADMIN_PASSWORD }).catch((err: unknown) => {
+      if (!(err instanceof AppError && err.code === 'conflict')) throw err;
+    });
+  }
   const url = server.url!;
   const t: TestServer = {
     server,
