@@ -12,7 +12,7 @@ import { newTicketId } from './ids.js';
 import { resolveConvert } from './convert-param.js';
 import { checkUrlList, parseCustom, type RenderQuery, type TicketParams } from './params.js';
 import { checkQuota, quotaPeriod } from './quota.js';
-import { assertJson, assertSafeXml } from './xml-check.js';
+import { assertJson, assertSafeXml } from '../xml/index.js';
 
 export type InputType = 'xml' | 'json' | 'zip';
 
