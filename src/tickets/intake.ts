@@ -8,6 +8,7 @@ import { tickets, type TicketRow } from '../store/index.js';
 import { assertProjectExists } from '../tenants/index.js';
 import { scanZip, zipGate, zipLimits } from '../zip/index.js';
 import { noFanoutData, splitXml, type FanoutOptions } from './fanout.js';
+import { groupZipKey, inputKey } from './blob-keys.js';
 import { newTicketId } from './ids.js';
 import { resolveConvert } from './convert-param.js';
 import { checkUrlList, parseCustom, type RenderQuery, type TicketParams } from './params.js';
@@ -163,7 +164,7 @@ export async function intake(ctx: Context, principal: Principal, req: RenderRequ
     await ctx.blobs.put(key, body);
     written.push(key);
   };
-  const blobKey = (id: string) => `jobs/${req.tenant}/${req.project}/${id}/input`;
+  const blobKey = (id: string) => inputKey({ tenant: req.tenant, project: req.project, id });
 
   try {
     if (!fanout) {
@@ -186,7 +187,7 @@ export async function intake(ctx: Context, principal: Principal, req: RenderRequ
     const groupId = newTicketId(now);
     let zipKey: string | null = null;
     if (inputType === 'zip') {
-      zipKey = `jobs/${req.tenant}/${req.project}/${groupId}/input.zip`;
+      zipKey = groupZipKey({ tenant: req.tenant, project: req.project, id: groupId });
       await storeInput(zipKey, req.body);
     }
     const aggregateId = aggregateConfig.enabled ? newTicketId(now) : null;
