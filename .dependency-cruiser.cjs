@@ -35,10 +35,6 @@ const allowed = [
   { from: '^src/context\\.ts$', to: '^src/engines/xslt/' },
   // Context builds the notifier: goes when LISTEN/NOTIFY moves to store/.
   { from: '^src/context\\.ts$', to: '^src/tickets/notifier\\.ts$' },
-  // Intake runs transformBefore: goes when intake moves to intake/ (above engines/xslt).
-  { from: '^src/tickets/intake\\.ts$', to: '^src/engines/xslt/' },
-  // Intake checks the convert parameter with the engine's parser: goes when convert-param moves to intake/.
-  { from: '^src/tickets/convert-param\\.ts$', to: '^src/steps/convert/options\\.ts$' },
   // Webhooks read the ticket's parameters: goes when webhooks take a narrow delivery input of their own.
   { from: '^src/webhooks/event\\.ts$', to: '^src/tickets/params\\.ts$' },
   // Tenant deletion removes the repository files: goes when deletion is a store function or tenants sit above repository.
