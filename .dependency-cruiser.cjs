@@ -15,7 +15,7 @@ const layers = [
   { name: 'tickets', path: '^src/tickets/' },
   { name: 'webhooks', path: '^src/webhooks/' },
   { name: 'repository', path: '^src/repository/' },
-  { name: 'domain', path: '^src/(auth|tenants|stats|assets|net|zip)/' },
+  { name: 'domain', path: '^src/(auth|tenants|stats|assets|net|zip|xml)/' },
   { name: 'config', path: '^src/config/(?!settings\\.ts$)' },
   { name: 'store', path: '^src/store/' },
   { name: 'blobs', path: '^src/blobs/' },
@@ -35,14 +35,8 @@ const allowed = [
   { from: '^src/context\\.ts$', to: '^src/engines/xslt/' },
   // Context builds the notifier: goes when LISTEN/NOTIFY moves to store/.
   { from: '^src/context\\.ts$', to: '^src/tickets/notifier\\.ts$' },
-  // Intake runs transformBefore: goes when intake moves to intake/ (above engines/xslt).
-  { from: '^src/tickets/intake\\.ts$', to: '^src/engines/xslt/' },
-  // Intake checks the convert parameter with the engine's parser: goes when convert-param moves to intake/.
-  { from: '^src/tickets/convert-param\\.ts$', to: '^src/steps/convert/options\\.ts$' },
   // Webhooks read the ticket's parameters: goes when webhooks take a narrow delivery input of their own.
   { from: '^src/webhooks/event\\.ts$', to: '^src/tickets/params\\.ts$' },
-  // The XML well-formedness check is shared with intake: goes when it moves below both (intake/ or zip-like utility).
-  { from: '^src/webhooks/xml-tree\\.ts$', to: '^src/tickets/xml-check\\.ts$' },
   // Tenant deletion removes the repository files: goes when deletion is a store function or tenants sit above repository.
   { from: '^src/tenants/service\\.ts$', to: '^src/repository/index\\.ts$' },
   // Repository paths are parsed by the config resolver: goes when the lookups move to repository/.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { AppError } from '../src/errors.js';
 import { MAX_PAGE_PIXELS } from '../src/engines/mupdf/index.js';
-import { intake } from '../src/tickets/index.js';
+import { intake } from '../src/intake/index.js';
 import { assertConvert400, download, pagesQuery, putPagesTemplate, renderAndWait, ticketCount, zipEntries } from './helpers/convert.js';
 import { imageSize } from './helpers/image-size.js';
 import { setupProject } from './helpers/project.js';

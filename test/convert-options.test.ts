@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../src/errors.js';
 import { ConvertOptionError, convertMediaType, formatConvertOptions, parseConvertOptions, selectPages } from '../src/steps/convert/options.js';
-import { resolveConvert } from '../src/tickets/convert-param.js';
+import { resolveConvert } from '../src/intake/index.js';
 
 const parse = parseConvertOptions;
 const rejects = (source: string, message: RegExp) => assert.throws(() => parse(source), (err: unknown) => err instanceof ConvertOptionError && message.test(err.message), source);

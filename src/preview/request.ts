@@ -1,5 +1,5 @@
 import { AppError, badRequest } from '../errors.js';
-import { assertJson, assertSafeXml } from '../tickets/xml-check.js';
+import { assertJson, assertSafeXml } from '../xml/index.js';
 
 /** Bounds of one preview request; each one answers 413 when passed. */
 export const previewLimits = {

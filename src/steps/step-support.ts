@@ -3,6 +3,7 @@ import { lookupRepositoryFile, readRepositoryBlob } from '../config/resolve.js';
 import type { Context } from '../context.js';
 import type { ArtifactRow, TicketRow } from '../store/index.js';
 import { ticketErrorCodes } from '../errors.js';
+import { attemptFileKey } from '../tickets/blob-keys.js';
 import type { TicketParams } from '../tickets/params.js';
 import { StepFailure } from '../tickets/step.js';
 import { InputMissingError, loadTicketInput, type TicketInput } from './input.js';
@@ -19,7 +20,7 @@ export function unexpectedFailure(ctx: Context, ticket: TicketRow, err: unknown,
   return new StepFailure(ticketErrorCodes.internal, internalMessage);
 }
 
-/** Writes a step attempt's files under `jobs/<t>/<p>/<ticket>/a<attempt>/` and collects their rows. */
+/** Writes a step attempt's files under the attempt's folder ({@link attemptFileKey}) and collects their rows. */
 export class ArtifactWriter {
   readonly rows: ArtifactRow[] = [];
   constructor(
@@ -29,7 +30,7 @@ export class ArtifactWriter {
 
   async put(name: string, kind: 'output' | 'log' | 'content', data: Buffer, contentType: string, keep: { until: number | null; rule: string }): Promise<void> {
     const { ticket } = this;
-    const key = `jobs/${ticket.tenant}/${ticket.project}/${ticket.id}/a${ticket.attempt}/${name}`;
+    const key = attemptFileKey(ticket, name);
     await this.ctx.blobs.put(key, data);
     this.rows.push({ ticket: ticket.id, name, kind, blob_key: key, size: data.length, content_type: contentType, keep_until: keep.until, keep_rule: keep.rule, created: this.ctx.now() });
   }

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { DOMImplementation, DOMParser } from '@xmldom/xmldom';
-import { assertSafeXml } from '../tickets/xml-check.js';
+import { assertSafeXml } from '../xml/index.js';
 
 // Loaded without its typings on purpose: they pull the DOM library into the whole program, which
 // changes the global fetch types every test relies on. This is the one call used.

@@ -2,9 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireProject } from '../../auth/index.js';
 import type { Context } from '../../context.js';
-import { AppError } from '../../errors.js';
-import { intake, mainArtifact, openArtifact, RenderQuerySchema, waitForTicket, type RenderQuery } from '../../tickets/index.js';
-import { tickets } from '../../store/index.js';
+import { convertTypes, outputTypes, submitRender } from '../../intake/index.js';
+import { RenderQuerySchema, type RenderQuery } from '../../tickets/index.js';
 import { contentType, negotiate } from '../negotiate.js';
 import { binaryResponse, errors, rawBody, ref } from '../schemas.js';
 import { principalOf, type App } from '../types.js';
@@ -17,19 +16,6 @@ export const RenderResult = Type.Object(
   { $id: 'RenderResult', description: 'the tickets the request created' },
 );
 type RenderResult = Static<typeof RenderResult>;
-
-const outputTypes = { pdf: 'application/pdf', pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' } as const;
-/** What renderpdf answers in synchronous mode with `convert`: one image, or a ZIP for a pageset. */
-const convertTypes = ['image/png', 'image/jpeg', 'application/zip'];
-
-/** Synchronous mode: 406 unless Accept allows the type this request will produce. */
-function requireAccepted(req: FastifyRequest, type: string, converted: boolean): void {
-  try {
-    negotiate(req, [type]);
-  } catch {
-    throw new AppError('not_acceptable', `synchronous mode answers this request with ${type}${converted ? ' (convert)' : ''}; Accept "${req.headers.accept ?? ''}" does not allow it`);
-  }
-}
 
 const ProjectParams = Type.Object({ tenant: Type.String(), project: Type.String() });
 const inputTypes = ['application/xml', 'application/json', 'application/zip'];
@@ -97,6 +83,7 @@ export async function renderRoutes(app: App, ctx: Context): Promise<void> {
   );
 }
 
+/** Schema-checked request → intake (async or sync mode) → 202, 408 or the document. */
 async function render(
   ctx: Context,
   req: FastifyRequest & { params: Static<typeof ProjectParams>; query: RenderQuery },
@@ -104,39 +91,16 @@ async function render(
   target: 'pdf' | 'pptx',
 ): Promise<FastifyReply> {
   const { tenant, project } = req.params;
-  requireProject(principalOf(req), tenant, project);
-  const outputType = outputTypes[target];
-  // With convert the synchronous answer is an image or a ZIP; intake reports which, before storing.
-  const offered = target === 'pdf' ? [outputType, ...convertTypes] : [outputType];
-  const sync = req.query.timeToWait !== undefined && negotiate(req, [...offered, 'application/json']) !== 'application/json';
-  if (!sync) {
-    try {
-      negotiate(req, ['application/json']);
-    } catch (err) {
-      const asked = offered.find((t) => req.headers.accept?.includes(t));
-      if (asked) throw new AppError('not_acceptable', `Accept ${asked} asks for synchronous mode, which needs timeToWait (6000-1200000 msec)`);
-      throw err;
-    }
-  }
+  const principal = principalOf(req);
+  requireProject(principal, tenant, project);
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-  const checkOutput = sync ? (converted: string | undefined) => requireAccepted(req, converted ?? outputType, converted !== undefined) : undefined;
-  const stored = await intake(ctx, principalOf(req), { tenant, project, target, query: req.query, contentType: contentType(req), body, ...(checkOutput ? { checkOutput } : {}) });
-  const result: RenderResult = { tickets: stored.tickets.map((id) => ({ id })), ...(stored.aggregate ? { aggregate: { id: stored.aggregate } } : {}) };
-  // Synchronous mode returns one document: the aggregate's, or the only ticket's. Several
-  // fanout parts without an aggregate have no single result, so they are answered as async.
-  const single = stored.aggregate ?? (stored.tickets.length === 1 ? stored.tickets[0]! : null);
-  if (!sync || !single) return reply.code(202).send(result);
-
-  const done = await waitForTicket(ctx, ctx.notifier, single, req.query.timeToWait!);
-  if (!done) return reply.code(408).send(result);
-  if (done.status?.endsWith('.failed')) {
-    throw new AppError('render_failed', `ticket ${done.id} failed (${done.status}, errorCode ${done.error_code}): ${done.error_message ?? 'unknown error'}`, {
-      headers: { 'x-ticket-id': done.id },
-    });
+  const accept = { header: req.headers.accept, negotiate: (offered: readonly string[]) => negotiate(req, offered) };
+  const answer = await submitRender(ctx, principal, { tenant, project, target, query: req.query, contentType: contentType(req), body }, accept);
+  if (answer.kind !== 'document') {
+    const result: RenderResult = { tickets: answer.stored.tickets.map((id) => ({ id })), ...(answer.stored.aggregate ? { aggregate: { id: answer.stored.aggregate } } : {}) };
+    return reply.code(answer.kind === 'queued' ? 202 : 408).send(result);
   }
-  const artifact = await mainArtifact(ctx, done);
-  const stream = await openArtifact(ctx, artifact);
-  // The client holds the document now: that is a delivery, like a storage download.
-  reply.raw.once('finish', () => void tickets.markShipped(ctx.db.kysely, done.id, ctx.now()).catch(() => {}));
-  return reply.code(200).type(artifact.content_type).header('content-disposition', `attachment; filename="${artifact.name}"`).header('x-ticket-id', done.id).send(stream);
+  reply.raw.once('finish', answer.delivered);
+  const { artifact } = answer;
+  return reply.code(200).type(artifact.content_type).header('content-disposition', `attachment; filename="${artifact.name}"`).header('x-ticket-id', answer.ticket).send(answer.stream);
 }

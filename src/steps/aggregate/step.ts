@@ -3,6 +3,7 @@ import { ticketErrorCodes, type TicketErrorCode } from '../../errors.js';
 import { tickets, type ArtifactRow } from '../../store/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
 import { outputOfType } from '../../tickets/artifacts.js';
+import { attemptFileKey } from '../../tickets/blob-keys.js';
 import type { TicketParams } from '../../tickets/params.js';
 import type { Step, StepInput, StepOutcome } from '../../tickets/step.js';
 import { mergePdfs } from './merge.js';
@@ -44,7 +45,7 @@ export function aggregateStep(): Step {
       const config = await resolveStepConfig(ctx, 'renderpdf', ticket.tenant, ticket.project);
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults.renderpdf);
       const name = `${ticket.id}.pdf`;
-      const key = `jobs/${ticket.tenant}/${ticket.project}/${ticket.id}/a${ticket.attempt}/${name}`;
+      const key = attemptFileKey(ticket, name);
       await ctx.blobs.put(key, merged.pdf);
       const artifact: ArtifactRow = {
         ticket: ticket.id,

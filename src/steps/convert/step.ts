@@ -4,6 +4,7 @@ import { isBlobOutage } from '../../blobs/index.js';
 import type { Context } from '../../context.js';
 import { ticketErrorCodes, type TicketErrorCode } from '../../errors.js';
 import { tickets, type ArtifactRow, type TicketRow } from '../../store/index.js';
+import { attemptFileKey } from '../../tickets/blob-keys.js';
 import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../tickets/step.js';
 import { ConvertError, type MupdfEngine, type PageImage } from '../../engines/mupdf/index.js';
 import { convertMediaType, ConvertOptionError, parseConvertOptions, type ConvertOptions } from './options.js';
@@ -93,7 +94,7 @@ async function convertPage(ctx: Context, mupdf: MupdfEngine, ticket: TicketRow, 
   await mupdf.convert(jobOf(pdf, o), (img) => (image = img));
   if (!image) throw new ConvertError('crash', 'the converter returned no image');
   const name = `${ticket.id}.${extension(o)}`;
-  const key = `jobs/${ticket.tenant}/${ticket.project}/${ticket.id}/a${ticket.attempt}/${name}`;
+  const key = attemptFileKey(ticket, name);
   const data = Buffer.from(image.data);
   await ctx.blobs.put(key, data);
   const messages = [`convert: page ${image.page} to ${o.format} at ${image.resolution} dpi, ${image.width}×${image.height} pixels (${name})`, ...loweredNote(image, o)];
@@ -103,7 +104,7 @@ async function convertPage(ctx: Context, mupdf: MupdfEngine, ticket: TicketRow, 
 /** Streams the page images into the ZIP blob as they arrive, so a long pageset is never held in memory. */
 async function convertPageset(ctx: Context, mupdf: MupdfEngine, ticket: TicketRow, pdfRow: ArtifactRow, pdf: Buffer, o: ConvertOptions): Promise<Stored> {
   const name = `${ticket.id}.zip`;
-  const key = `jobs/${ticket.tenant}/${ticket.project}/${ticket.id}/a${ticket.attempt}/${name}`;
+  const key = attemptFileKey(ticket, name);
   const zip = new ZipFile();
   const output = zip.outputStream as Readable;
   const writing = ctx.blobs.put(key, output);

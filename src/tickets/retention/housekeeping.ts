@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import { retention } from '../../store/index.js';
+import { ticketFolder } from '../blob-keys.js';
 
 /** Options of one housekeeping run. */
 export interface HousekeepingOptions {
@@ -86,7 +87,7 @@ export async function runHousekeeping(ctx: Context, opts: HousekeepingOptions = 
       mine.map(async (t) => {
         if (t.input_key) await ctx.blobs.delete(t.input_key, prune);
         // Every blob of a ticket lives under this folder; this also takes what a lost attempt left.
-        await ctx.blobs.deletePrefix(`jobs/${t.tenant}/${t.project}/${t.id}/`);
+        await ctx.blobs.deletePrefix(ticketFolder(t));
       }),
     );
     return { found: candidates.length, removed: mine.length };

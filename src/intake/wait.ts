@@ -1,13 +1,12 @@
 import type { Context } from '../context.js';
 import { tickets, type TicketRow } from '../store/index.js';
-import type { Notifier } from './notifier.js';
 
 /**
  * Waits until a ticket is complete or the time is up. Woken by `done:<id>` events (in
  * process, or PostgreSQL NOTIFY from a worker process), and also re-reads the row every
  * second so a missed event (or two processes on one SQLite file) only costs latency.
  */
-export async function waitForTicket(ctx: Context, notifier: Notifier, id: string, timeoutMs: number): Promise<TicketRow | undefined> {
+export async function waitForTicket(ctx: Context, notifier: Context['notifier'], id: string, timeoutMs: number): Promise<TicketRow | undefined> {
   const deadline = Date.now() + timeoutMs;
   let wake: () => void = () => {};
   const unsubscribe = notifier.subscribe((event) => {

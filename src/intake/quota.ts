@@ -32,3 +32,20 @@ export async function checkQuota(ctx: Context, tenant: string, project: string, 
     }
   }
 }
+
+/** Decides whether a fanout of `n` tickets passes the quota; null when it does. */
+export type FanoutQuota = (n: number) => AppError | null;
+
+/**
+ * The quota check of a fanout, which learns its ticket count only while splitting. Usage is
+ * read up front: on SQLite the insert's transaction holds the only connection.
+ */
+export async function fanoutQuota(ctx: Context, tenant: string, project: string, quota: QuotaConfig | undefined, now: number): Promise<FanoutQuota> {
+  const period = quotaPeriod(now);
+  const used = { project: await tickets.quotaUsage(ctx.db.kysely, tenant, period, project), tenant: await tickets.quotaUsage(ctx.db.kysely, tenant, period) };
+  return (n) => {
+    if (quota?.ticketsPerMonth !== undefined && used.project + n > quota.ticketsPerMonth) return new AppError('quota_exceeded', `rendering quota exceeded: this fanout makes ${n} tickets; project ${tenant}/${project} has used ${used.project} of ${quota.ticketsPerMonth} in ${period}`);
+    if (quota?.tenantTicketsPerMonth !== undefined && used.tenant + n > quota.tenantTicketsPerMonth) return new AppError('quota_exceeded', `rendering quota exceeded: this fanout makes ${n} tickets; tenant ${tenant} has used ${used.tenant} of ${quota.tenantTicketsPerMonth} in ${period}`);
+    return null;
+  };
+}

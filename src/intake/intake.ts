@@ -1,0 +1,104 @@
+import type { Principal } from '../auth/index.js';
+import { resolveStepConfig } from '../config/resolve.js';
+import type { Context } from '../context.js';
+import { tickets } from '../store/index.js';
+import { assertProjectExists } from '../tenants/index.js';
+import { inputKey } from '../tickets/blob-keys.js';
+import { newTicketId } from '../tickets/ids.js';
+import { parseCustom } from '../tickets/params.js';
+import { resolveConvert } from './convert-param.js';
+import { assertAggregateAvailable, storeFanout } from './fanout.js';
+import { InputBlobs } from './input-blobs.js';
+import { checkQuota, quotaPeriod } from './quota.js';
+import { assertBodyPresent, assertPptxInput, assertStylesheetsExist, assertTemplateExists, checkBody, inputTypeOf, type InputType } from './request-checks.js';
+import { rowMaker, ticketParams, type MakeRow } from './ticket-rows.js';
+import type { IntakeResult, RenderRequest } from './types.js';
+
+const DEFAULT_INPUT_BUFFER = 65536;
+const DEFAULT_KEEP_INPUT_SECONDS = 86400;
+/** The window of a project's request rate for fair priority. */
+const PRIORITY_WINDOW_MS = 60_000;
+
+/**
+ * Validates a render request and stores its tickets durably. Everything that can be checked
+ * up front is (parameters, body, stylesheet and template names, quota), so a client learns
+ * about a bad request at once rather than from a failed ticket. The checks run in a fixed
+ * order, which decides the error a request with several faults gets.
+ */
+export async function intake(ctx: Context, principal: Principal, req: RenderRequest): Promise<IntakeResult> {
+  await assertProjectExists(ctx, req.tenant, req.project);
+  const inputType = inputTypeOf(req.contentType);
+  assertBodyPresent(req.body);
+
+  const profiles = req.query.profile ? req.query.profile.split(',') : [];
+  const custom = parseCustom(req.query);
+  const restapi = await resolveStepConfig(ctx, 'restapi', req.tenant, req.project, profiles);
+  const render = await resolveStepConfig(ctx, req.target === 'pdf' ? 'renderpdf' : 'renderpptx', req.tenant, req.project);
+
+  const convert = resolveConvert(req.target, req.query.convert, restapi.convert);
+  req.checkOutput?.(convert?.mediaType);
+  const body = await checkBody(ctx, inputType, req.body);
+
+  const transform = req.query.transform ?? restapi.transform;
+  const transformBefore = req.query.transformBefore ?? restapi.transformBefore;
+  await assertStylesheetsExist(ctx, req.tenant, req.project, [
+    ['transformBefore', transformBefore],
+    ['transform', transform],
+  ]);
+  const documentTemplate = req.query.documentTemplate ?? restapi.documentTemplate ?? render.documentTemplate ?? 'default';
+  await assertTemplateExists(ctx, req, documentTemplate);
+  assertPptxInput(req.target, body.dataFile, transform);
+
+  const fanout = restapi.fanout?.enabled === true;
+  if (fanout) assertAggregateAvailable(restapi, req.target);
+  await checkQuota(ctx, req.tenant, req.project, restapi.quota, 1);
+  const params = ticketParams({ query: req.query, restapi, transform, transformBefore, convert: convert?.source, documentTemplate, profiles, custom, body, fanout });
+
+  const now = ctx.now();
+  const inputBufferSize = restapi.inputBufferSize ?? DEFAULT_INPUT_BUFFER;
+  const keepInputUntil = now + (restapi.keepInputForSeconds ?? DEFAULT_KEEP_INPUT_SECONDS) * 1000;
+  const priority = await tickets.countCreatedSince(ctx.db.kysely, req.tenant, req.project, now - PRIORITY_WINDOW_MS);
+  const makeRow = rowMaker({
+    tenant: req.tenant,
+    project: req.project,
+    user: principal.user,
+    target: req.target,
+    params,
+    foreignKey: req.query.foreignKey ?? null,
+    now,
+    priority,
+    keepInputUntil,
+    maxParallel: restapi.maxParallelRenders ?? null,
+  });
+  const blobs = new InputBlobs(ctx);
+  const { tenant, project, target } = req;
+  try {
+    const stored = fanout
+      ? await storeFanout(ctx, { tenant, project, target, inputType, body: req.body, checked: body, transformBefore, params, restapi, now, inputBufferSize, priority, makeRow, blobs })
+      : await storeOne(ctx, { tenant, project, inputType, body: req.body, now, inputBufferSize, makeRow, blobs });
+    await announce(ctx);
+    return stored;
+  } catch (err) {
+    await blobs.discard();
+    throw err;
+  }
+}
+
+/** Stores the one ticket of a request without fanout; its input inline when small (a ZIP never is). */
+async function storeOne(
+  ctx: Context,
+  job: { tenant: string; project: string; body: Buffer; inputType: InputType; now: number; inputBufferSize: number; makeRow: MakeRow; blobs: InputBlobs },
+): Promise<IntakeResult> {
+  const id = newTicketId(job.now);
+  const key = inputKey({ tenant: job.tenant, project: job.project, id });
+  const inline = job.inputType !== 'zip' && job.body.length <= job.inputBufferSize;
+  if (!inline) await job.blobs.put(key, job.body);
+  const row = job.makeRow(id, { type: job.inputType, inline: inline ? job.body : null, key: inline ? null : key, size: job.body.length });
+  await tickets.insertTicketsCounted(ctx.db.kysely, [row], quotaPeriod(job.now));
+  return { tickets: [id], aggregate: null };
+}
+
+/** Wakes idle workers at once; if the event is lost they find the tickets on their next poll. */
+async function announce(ctx: Context): Promise<void> {
+  await ctx.notifier.publish('new').catch((err: unknown) => ctx.logger.warn({ err }, 'could not announce new tickets; workers will poll'));
+}

@@ -1,0 +1,29 @@
+// The one place that spells where a ticket's blobs live. Housekeeping removes a ticket by
+// deleting its folder, so every key a ticket owns must start with ticketFolder().
+
+/** The ticket a key belongs to (a fanout group's id stands in for the ticket of a shared ZIP). */
+export interface TicketKeyOwner {
+  tenant: string;
+  project: string;
+  id: string;
+}
+
+/** `jobs/<tenant>/<project>/<ticket>/`: every blob of the ticket, for deletion by prefix. */
+export function ticketFolder(owner: TicketKeyOwner): string {
+  return `jobs/${owner.tenant}/${owner.project}/${owner.id}/`;
+}
+
+/** A ticket's input, when it is too large to keep inline in its row. */
+export function inputKey(owner: TicketKeyOwner): string {
+  return `${ticketFolder(owner)}input`;
+}
+
+/** The ZIP a fanout's parts share (their resources), under the group's id. */
+export function groupZipKey(group: TicketKeyOwner): string {
+  return `${ticketFolder(group)}input.zip`;
+}
+
+/** A file written by one step attempt: each attempt has a folder of its own, so a retry never writes over what an earlier attempt left. */
+export function attemptFileKey(ticket: TicketKeyOwner & { attempt: number }, name: string): string {
+  return `${ticketFolder(ticket)}a${ticket.attempt}/${name}`;
+}

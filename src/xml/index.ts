@@ -1,0 +1,1 @@
+export { assertJson, assertSafeXml, jsonDepthOver, MAX_INPUT_DEPTH } from './input-check.js';
