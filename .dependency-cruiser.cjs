@@ -45,8 +45,6 @@ const allowed = [
   { from: '^src/webhooks/xml-tree\\.ts$', to: '^src/tickets/xml-check\\.ts$' },
   // Tenant deletion removes the repository files: goes when deletion is a store function or tenants sit above repository.
   { from: '^src/tenants/service\\.ts$', to: '^src/repository/index\\.ts$' },
-  // Repository paths are parsed by the config resolver: goes when the lookups move to repository/.
-  { from: '^src/config/resolve\\.ts$', to: '^src/repository/paths\\.ts$' },
 ];
 
 /** Drivers and the query builder, for the rule that only store/ imports them. */

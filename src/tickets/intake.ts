@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/index.js';
-import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../config/resolve.js';
+import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../repository/lookup.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { builtinTemplateNames } from '../repository/builtin-templates.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isBlobOutage } from '../blobs/index.js';
-import { resolveStepConfig } from '../config/resolve.js';
+import { resolveStepConfig } from '../repository/lookup.js';
 import type { Context } from '../context.js';
 import { ticketErrorCodes } from '../errors.js';
 import { stepUsage } from '../stats/index.js';

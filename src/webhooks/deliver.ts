@@ -1,4 +1,4 @@
-import { resolveStepConfig } from '../config/resolve.js';
+import { resolveStepConfig } from '../repository/lookup.js';
 import { recordUsage } from '../stats/index.js';
 import type { Context } from '../context.js';
 import { tickets, type ArtifactRow, type TicketRow } from '../store/index.js';

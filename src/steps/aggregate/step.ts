@@ -1,4 +1,4 @@
-import { resolveStepConfig } from '../../config/resolve.js';
+import { resolveStepConfig } from '../../repository/lookup.js';
 import { ticketErrorCodes, type TicketErrorCode } from '../../errors.js';
 import { tickets, type ArtifactRow } from '../../store/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';

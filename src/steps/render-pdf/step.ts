@@ -1,5 +1,5 @@
 import { downloadCounters, type MediaAssets } from '../../assets/index.js';
-import { lookupRepositoryFile, resolveStepConfig } from '../../config/resolve.js';
+import { lookupRepositoryFile, resolveStepConfig } from '../../repository/lookup.js';
 import type { Context } from '../../context.js';
 import { ticketErrorCodes } from '../../errors.js';
 import { recordUsage } from '../../stats/index.js';

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../../config/resolve.js';
+import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../../repository/lookup.js';
 import type { Context } from '../../context.js';
 import { ticketErrorCodes } from '../../errors.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';

@@ -1,10 +1,10 @@
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
-import { parseFilePath } from '../repository/paths.js';
+import { ConfigFileError, invalidConfig, mergeConfig, profilePattern, readConfigFile, type StepConfig, type StepName } from '../config/ion/index.js';
 import { repoFiles, type RepoFileRow } from '../store/index.js';
-import { ConfigFileError, invalidConfig, mergeConfig, profilePattern, readConfigFile, type StepConfig, type StepName } from './ion/index.js';
+import { parseFilePath } from './paths.js';
 
-export type { StepConfig, StepName } from './ion/index.js';
+export type { StepConfig, StepName } from '../config/ion/index.js';
 
 /** A repository file found by lookup: enough to read it and to cache by content. */
 export type RepositoryFileRef = Pick<RepoFileRow, 'path' | 'sha256' | 'blob_key' | 'size'>;
