@@ -39,8 +39,6 @@ const allowed = [
   { from: '^src/tickets/intake\\.ts$', to: '^src/engines/xslt/' },
   // Intake checks the convert parameter with the engine's parser: goes when convert-param moves to intake/.
   { from: '^src/tickets/convert-param\\.ts$', to: '^src/steps/convert/options\\.ts$' },
-  // Webhooks read the ticket's parameters: goes when webhooks take a narrow delivery input of their own.
-  { from: '^src/webhooks/event\\.ts$', to: '^src/tickets/params\\.ts$' },
   // The XML well-formedness check is shared with intake: goes when it moves below both (intake/ or zip-like utility).
   { from: '^src/webhooks/xml-tree\\.ts$', to: '^src/tickets/xml-check\\.ts$' },
   // Tenant deletion removes the repository files: goes when deletion is a store function or tenants sit above repository.

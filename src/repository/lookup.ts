@@ -55,7 +55,7 @@ function levels(tenant: string, project: string, rel: string): string[] {
  * default), then for `restapi` each profile's `restapi/config-<profile>.ion` the same way.
  * Missing files count as empty. Typed by the step's schema, which every file passed on write.
  */
-export async function resolveStepConfig<S extends StepName>(ctx: Context, step: S, tenant: string, project: string, profiles: string[] = []): Promise<StepConfig<S>> {
+export async function resolveStepConfig<S extends StepName>(ctx: Context, step: S, tenant: string, project: string, profiles: readonly string[] = []): Promise<StepConfig<S>> {
   const bad = profiles.find((p) => !profilePattern.test(p));
   if (bad !== undefined) throw new AppError('bad_request', `profile ${JSON.stringify(bad)} is invalid: use 1-64 of A-Z a-z 0-9 _ -`, { details: [{ field: 'profiles', message: 'invalid profile name' }] });
   const files = [`${step}/config.ion`, ...(step === 'restapi' ? profiles.map((p) => `restapi/config-${p}.ion`) : [])];

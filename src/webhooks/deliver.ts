@@ -5,7 +5,7 @@ import { tickets, type ArtifactRow, type TicketRow } from '../store/index.js';
 import { connectionsOf, matchConnection, type Connection, type WebhookStep } from './connections.js';
 import { assetFields } from './dam/asset-fields.js';
 import { bynderUpload } from './dam/bynder.js';
-import { placeholderValues, type WebhookEvent } from './event.js';
+import { placeholderValues, type DeliveryParams, type WebhookEvent } from './event.js';
 import { exportParams } from './export-params.js';
 import type { Exchange } from './http.js';
 import { webhookErrorCodes, type DeliveryFailure } from './outcome.js';
@@ -16,11 +16,11 @@ import { DeliveryConfigError, WebhookSession } from './session.js';
 import { signatureHeaders, signingKey, webhookId } from './signature.js';
 import { loadState, saveState } from './state.js';
 
-/** What a webhook step hands over: the claimed ticket and its parameters. */
+/** What a webhook step hands over: the claimed ticket and the parameters a delivery reads. */
 export interface DeliveryInput {
   readonly ctx: Context;
   readonly ticket: TicketRow;
-  readonly params: WebhookEvent['params'];
+  readonly params: DeliveryParams;
 }
 
 /** How a run ended, in the terms of a step outcome (webhook steps store no artifacts). */
