@@ -41,8 +41,6 @@ const allowed = [
   { from: '^src/tickets/convert-param\\.ts$', to: '^src/steps/convert/options\\.ts$' },
   // The XML well-formedness check is shared with intake: goes when it moves below both (intake/ or zip-like utility).
   { from: '^src/webhooks/xml-tree\\.ts$', to: '^src/tickets/xml-check\\.ts$' },
-  // Tenant deletion removes the repository files: goes when deletion is a store function or tenants sit above repository.
-  { from: '^src/tenants/service\\.ts$', to: '^src/repository/index\\.ts$' },
 ];
 
 /** Drivers and the query builder, for the rule that only store/ imports them. */
