@@ -7,3 +7,4 @@ export { listTree, compilePattern, DEFAULT_TREE_PATTERN, type TreeFile, type Tre
 export { contentTypeOf } from './content-types.js';
 export { validateFile } from './validate.js';
 export { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig, type RepositoryFileRef, type StepConfig, type StepName } from './lookup.js';
+export { stepConfigs, type StepConfigs } from './step-configs.js';

@@ -3,14 +3,13 @@ import type { WebhookStep } from './connections.js';
 
 /**
  * The ticket parameters a delivery reads, filled by the webhook steps: the URL lists of the
- * three webhook steps, the custom parameters and the config profiles.
+ * three webhook steps and the custom parameters.
  */
 export interface DeliveryParams {
   readonly callback?: string;
   readonly error?: string;
   readonly upload?: string;
   readonly custom: Readonly<Record<string, string>>;
-  readonly profiles: readonly string[];
 }
 
 /** Everything a webhook request of one ticket can mention. */

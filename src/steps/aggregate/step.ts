@@ -1,4 +1,3 @@
-import { resolveStepConfig } from '../../repository/lookup.js';
 import { ticketErrorCodes, type TicketErrorCode } from '../../errors.js';
 import { tickets, type ArtifactRow } from '../../store/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
@@ -17,7 +16,7 @@ import { mergePdfs } from './merge.js';
 export function aggregateStep(): Step {
   return {
     name: 'aggregate',
-    async run({ ctx, ticket, params }: StepInput): Promise<StepOutcome> {
+    async run({ ctx, ticket, params, config: configs }: StepInput): Promise<StepOutcome> {
       const db = ctx.db.kysely;
       const parts = await tickets.aggregateParts(db, ticket.id);
       const failed = parts.find((p) => p.complete === 1 && p.status?.endsWith('.failed'));
@@ -41,7 +40,7 @@ export function aggregateStep(): Step {
         sources.push({ pdf, title: label ?? `Part ${(part.part_index ?? 0) + 1}` });
       }
       const merged = mergePdfs(sources);
-      const config = await resolveStepConfig(ctx, 'renderpdf', ticket.tenant, ticket.project);
+      const config = await configs.of('renderpdf');
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults.renderpdf);
       const name = `${ticket.id}.pdf`;
       const key = `jobs/${ticket.tenant}/${ticket.project}/${ticket.id}/a${ticket.attempt}/${name}`;

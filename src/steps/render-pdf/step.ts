@@ -1,5 +1,5 @@
 import { downloadCounters, type MediaAssets } from '../../assets/index.js';
-import { lookupRepositoryFile, resolveStepConfig } from '../../repository/lookup.js';
+import { lookupRepositoryFile } from '../../repository/lookup.js';
 import type { Context } from '../../context.js';
 import { ticketErrorCodes } from '../../errors.js';
 import { recordUsage } from '../../stats/index.js';
@@ -20,7 +20,7 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
     async run(input: StepInput): Promise<StepOutcome> {
       const { ctx, ticket, params } = input;
       const log = new JobLog(ctx.now);
-      const config = await resolveStepConfig(ctx, 'renderpdf', ticket.tenant, ticket.project);
+      const config = await input.config.of('renderpdf');
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults.renderpdf);
       let content: Buffer | null = null;
       let msecs = 0;

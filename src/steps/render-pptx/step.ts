@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../../repository/lookup.js';
+import { lookupRepositoryFile, readRepositoryBlob } from '../../repository/lookup.js';
 import type { Context } from '../../context.js';
 import { ticketErrorCodes } from '../../errors.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
@@ -36,8 +36,8 @@ const optionNames: (keyof PptxOptions)[] = [
 export function renderPptxStep(deps: { transformer: Transformer }): Step {
   return {
     name: 'renderpptx',
-    async run({ ctx, ticket, params }: StepInput): Promise<StepOutcome> {
-      const config = await resolveStepConfig(ctx, 'renderpptx', ticket.tenant, ticket.project);
+    async run({ ctx, ticket, params, config: configs }: StepInput): Promise<StepOutcome> {
+      const config = await configs.of('renderpptx');
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults.renderpptx);
       const pptxLog = config.pptxLog ?? 'enableLogOnError';
       const log = new JobLog(ctx.now);
