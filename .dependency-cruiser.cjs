@@ -35,12 +35,6 @@ const allowed = [
   { from: '^src/context\\.ts$', to: '^src/engines/xslt/' },
   // Context builds the notifier: goes when LISTEN/NOTIFY moves to store/.
   { from: '^src/context\\.ts$', to: '^src/tickets/notifier\\.ts$' },
-  // Webhooks read the ticket's parameters: goes when webhooks take a narrow delivery input of their own.
-  { from: '^src/webhooks/event\\.ts$', to: '^src/tickets/params\\.ts$' },
-  // Tenant deletion removes the repository files: goes when deletion is a store function or tenants sit above repository.
-  { from: '^src/tenants/service\\.ts$', to: '^src/repository/index\\.ts$' },
-  // Repository paths are parsed by the config resolver: goes when the lookups move to repository/.
-  { from: '^src/config/resolve\\.ts$', to: '^src/repository/paths\\.ts$' },
 ];
 
 /** Drivers and the query builder, for the rule that only store/ imports them. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../src/config/resolve.js';
+import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../src/repository/lookup.js';
 import type { Context } from '../src/context.js';
 import { AppError } from '../src/errors.js';
 import { startTestServer, type TestServer } from './helpers/server.js';

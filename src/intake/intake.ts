@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/index.js';
-import { resolveStepConfig } from '../config/resolve.js';
+import { resolveStepConfig } from '../repository/lookup.js';
 import type { Context } from '../context.js';
 import { tickets } from '../store/index.js';
 import { assertProjectExists } from '../tenants/index.js';

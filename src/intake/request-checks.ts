@@ -1,4 +1,4 @@
-import { lookupRepositoryFile } from '../config/resolve.js';
+import { lookupRepositoryFile } from '../repository/lookup.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { builtinTemplateNames } from '../repository/builtin-templates.js';

@@ -1,4 +1,4 @@
-import { lookupRepositoryFile, readRepositoryBlob } from '../config/resolve.js';
+import { lookupRepositoryFile, readRepositoryBlob } from '../repository/lookup.js';
 import type { Context } from '../context.js';
 import { TransformError } from '../engines/xslt/index.js';
 import { AppError } from '../errors.js';

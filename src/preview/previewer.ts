@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/index.js';
-import { lookupRepositoryFile, resolveStepConfig } from '../config/resolve.js';
+import { lookupRepositoryFile, resolveStepConfig } from '../repository/lookup.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { JOB_ROOT, RenderError, type DiagnosticDetail } from '../engines/typst/index.js';

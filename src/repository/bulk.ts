@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/index.js';
 import { checkRepositoryFile, ConfigFileError, configKindOf, invalidConfig, mergeConfig, normalizeConfig, parseIonStruct, toIonText } from '../config/ion/index.js';
-import { readRepositoryBlob } from '../config/resolve.js';
+import { readRepositoryBlob } from './lookup.js';
 import type { Context } from '../context.js';
 import { AppError, badRequest, notFound } from '../errors.js';
 import { repoFiles } from '../store/index.js';

@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/index.js';
 import { checkRepositoryFile } from '../config/ion/index.js';
-import { readRepositoryBlob } from '../config/resolve.js';
+import { readRepositoryBlob } from './lookup.js';
 import type { Context } from '../context.js';
 import { notFound } from '../errors.js';
 import { repoFiles, type RepoFileRow } from '../store/index.js';

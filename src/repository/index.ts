@@ -4,6 +4,7 @@ export { putFile, getFile, deleteFile, type FileWritten, type FileContent } from
 export { runBulk, type BulkOperation, type BulkResult } from './bulk.js';
 export { uploadTree, type TreeUploadOptions } from './tree-upload.js';
 export { listTree, compilePattern, DEFAULT_TREE_PATTERN, type TreeFile, type TreeListing } from './tree-list.js';
-export { removeRepositoryFolder } from './cleanup.js';
 export { contentTypeOf } from './content-types.js';
 export { validateFile } from './validate.js';
+export { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig, type RepositoryFileRef, type StepConfig, type StepName } from './lookup.js';
+export { stepConfigs, type StepConfigs } from './step-configs.js';

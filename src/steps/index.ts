@@ -10,6 +10,7 @@ import { convertStep } from './convert/index.js';
 import { errorStep } from './error/index.js';
 import { renderPdfStep } from './render-pdf/step.js';
 import { renderPptxStep } from './render-pptx/step.js';
+import { targets } from './targets.js';
 import { uploadStep } from './upload/index.js';
 
 
@@ -31,8 +32,8 @@ export function createSteps(ctx: Context): StepSet {
   const mupdf = new MupdfEngine(limits);
   const assets = new MediaAssets({ ...mediaAssetsOptions(ctx.settings), logger: ctx.logger });
   const steps = new Map<string, Step>([
-    ['renderpdf', renderPdfStep({ typst, transformer: ctx.transformer, assets })],
-    ['renderpptx', renderPptxStep({ transformer: ctx.transformer })],
+    [targets.pdf.step, renderPdfStep({ typst, transformer: ctx.transformer, assets })],
+    [targets.pptx.step, renderPptxStep({ transformer: ctx.transformer })],
     ['aggregate', aggregateStep()],
     ['convert', convertStep({ mupdf })],
     ['upload', uploadStep()],

@@ -1,5 +1,5 @@
 import { isBlobOutage } from '../blobs/index.js';
-import { lookupRepositoryFile, readRepositoryBlob } from '../config/resolve.js';
+import { lookupRepositoryFile, readRepositoryBlob } from '../repository/lookup.js';
 import type { Context } from '../context.js';
 import type { ArtifactRow, TicketRow } from '../store/index.js';
 import { ticketErrorCodes } from '../errors.js';

@@ -29,13 +29,15 @@ export async function listRepoFiles(db: Kysely<Database>, prefix: string): Promi
   return q.execute();
 }
 
-/** Deletes every row under a folder prefix; returns the deleted rows. */
-export async function deleteRepoFilesUnder(db: Kysely<Database>, prefix: string): Promise<RepoFileRow[]> {
+/**
+ * Deletes every row under a folder prefix (a tenant's or a project's files); returns the blob
+ * keys of the deleted rows that no remaining row shares, for the caller to delete.
+ */
+export async function deleteRepoFilesUnder(db: Kysely<Database>, prefix: string): Promise<string[]> {
   const rows = await listRepoFiles(db, prefix);
-  if (rows.length > 0) {
-    await db.deleteFrom('repo_files').where('path', '>=', prefix).where('path', '<', prefix + '\u{10FFFF}').execute();
-  }
-  return rows;
+  if (rows.length === 0) return [];
+  await db.deleteFrom('repo_files').where('path', '>=', prefix).where('path', '<', prefix + '\u{10FFFF}').execute();
+  return unreferencedBlobs(db, rows.map((r) => r.blob_key));
 }
 
 // Long IN lists are split so a 10,000-entry tree upload stays below parameter limits.

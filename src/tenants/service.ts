@@ -3,8 +3,7 @@ import type { Context } from '../context.js';
 import { AppError, notFound } from '../errors.js';
 import { tenants, users, type ProjectRow, type TenantRow } from '../store/index.js';
 import { assertName, nameFilter } from './names.js';
-import { removeRepositoryFolder } from '../repository/index.js';
-import { removeTickets } from './cleanup.js';
+import { removeRepositoryFiles, removeTickets } from './cleanup.js';
 
 export const keepUntilValues = ['shipped', 'expired', 'shippedOrExpired', 'forever'] as const;
 export type KeepUntil = (typeof keepUntilValues)[number];
@@ -105,7 +104,7 @@ export async function deleteTenant(ctx: Context, name: string): Promise<{ delete
   if (!(await tenants.findTenant(ctx.db.kysely, name))) throw notFound(`tenant ${name}`);
   // Tickets first, so no worker claims more work of the tenant while the rest goes.
   await removeTickets(ctx, name);
-  await removeRepositoryFolder(ctx, `tenants/${name}/`);
+  await removeRepositoryFiles(ctx, `tenants/${name}/`);
   await users.deleteUsersOf(ctx.db.kysely, name);
   await tenants.deleteTenantRows(ctx.db.kysely, name);
   return { deleted: name };
@@ -115,7 +114,7 @@ export async function deleteTenant(ctx: Context, name: string): Promise<{ delete
 export async function deleteProject(ctx: Context, tenant: string, name: string): Promise<{ deleted: string }> {
   if (!(await tenants.findProject(ctx.db.kysely, tenant, name))) throw notFound(`project ${tenant}/${name}`);
   await removeTickets(ctx, tenant, name);
-  await removeRepositoryFolder(ctx, `tenants/${tenant}/projects/${name}/`);
+  await removeRepositoryFiles(ctx, `tenants/${tenant}/projects/${name}/`);
   await users.deleteUsersOf(ctx.db.kysely, tenant, name);
   await tenants.deleteProjectRow(ctx.db.kysely, tenant, name);
   return { deleted: `${tenant}/${name}` };

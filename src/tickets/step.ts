@@ -1,13 +1,16 @@
 import type { TicketErrorCode } from '../errors.js';
 import type { Context } from '../context.js';
+import type { StepConfigs } from '../repository/step-configs.js';
 import type { ArtifactRow, TicketRow } from '../store/index.js';
 import type { TicketParams } from './params.js';
 
-/** What a step is handed: the context, the claimed ticket and its parsed parameters. */
+/** What a step is handed: the context, the claimed ticket, its parsed parameters and its configuration. */
 export interface StepInput {
   readonly ctx: Context;
   readonly ticket: TicketRow;
   readonly params: TicketParams;
+  /** The effective configuration, resolved once per ticket step and shared with the worker's redelivery rules. */
+  readonly config: StepConfigs;
 }
 
 /**

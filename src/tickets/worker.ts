@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isBlobOutage } from '../blobs/index.js';
-import { resolveStepConfig } from '../config/resolve.js';
+import { stepConfigs, type StepConfigs } from '../repository/step-configs.js';
 import type { Context } from '../context.js';
 import { ticketErrorCodes } from '../errors.js';
 import { stepUsage } from '../stats/index.js';
@@ -134,6 +134,7 @@ export class Worker {
     const stepName = ticket.next!;
     const step = this.steps.get(stepName);
     const params = JSON.parse(ticket.params) as TicketParams;
+    const config = stepConfigs(ctx, ticket.tenant, ticket.project, params.profiles);
     const ref = { id: ticket.id, attempt: ticket.attempt, owner: this.id };
     const renew = setInterval(() => {
       tickets.renewLease(ctx.db.kysely, ticket.id, ticket.attempt, this.id, ctx.now() + ctx.settings.leaseMs).catch((err: unknown) => ctx.logger.warn({ err }, 'lease renewal failed'));
@@ -143,7 +144,7 @@ export class Worker {
     await timelineWriter.started(ctx, ticket, stepName);
     try {
       outcome = step
-        ? await step.run({ ctx, ticket, params })
+        ? await step.run({ ctx, ticket, params, config })
         : { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `no worker implements step ${stepName}`, artifacts: [] };
     } catch (err) {
       // A blob store outage is no bug: its message says what is wrong, and its code is redeliverable.
@@ -163,7 +164,7 @@ export class Worker {
       await Promise.all(outcome.artifacts.map((a) => ctx.blobs.delete(a.blob_key))).catch(() => {});
       return;
     }
-    const patch = await this.patchFor(ticket, stepName, params, outcome);
+    const patch = await this.patchFor(ticket, stepName, params, config, outcome);
     const committed = await tickets.completeStep(ctx.db.kysely, ref, patch, outcome.artifacts, stepUsage(ticket, stepName, outcome, patch));
     if (!committed) {
       ctx.logger.warn({ ticket: ticket.id, attempt: ticket.attempt }, 'lease lost before the step finished; discarding its result');
@@ -187,7 +188,7 @@ export class Worker {
     }
   }
 
-  private async patchFor(ticket: TicketRow, step: string, params: TicketParams, outcome: StepOutcome): Promise<TicketPatch> {
+  private async patchFor(ticket: TicketRow, step: string, params: TicketParams, config: StepConfigs, outcome: StepOutcome): Promise<TicketPatch> {
     const now = this.ctx.now();
     const messages = [...(JSON.parse(ticket.messages) as string[]), ...(outcome.messages ?? [])];
     const base: TicketPatch = {
@@ -216,7 +217,7 @@ export class Worker {
         ...(outcome.shipped ? { shipped: 1 } : {}),
       };
     }
-    const rules = hasRedeliveryRules(step) ? await resolveStepConfig(this.ctx, step, ticket.tenant, ticket.project).then((c) => c.redeliverOnError, () => undefined) : undefined;
+    const rules = hasRedeliveryRules(step) ? await config.of(step).then((c) => c.redeliverOnError, () => undefined) : undefined;
     const delay = redeliveryDelay(rules, outcome.errorCode, ticket.redeliveries, now - ticket.created);
     const failed = { ...base, status: `${step}.failed`, ...(reporting ? {} : { error_code: outcome.errorCode, error_message: outcome.errorMessage }) };
     if (delay !== null) {

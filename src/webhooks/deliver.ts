@@ -1,11 +1,11 @@
-import { resolveStepConfig } from '../config/resolve.js';
+import type { StepConfigs } from '../repository/step-configs.js';
 import { recordUsage } from '../stats/index.js';
 import type { Context } from '../context.js';
 import { tickets, type ArtifactRow, type TicketRow } from '../store/index.js';
 import { connectionsOf, matchConnection, type Connection, type WebhookStep } from './connections.js';
 import { assetFields } from './dam/asset-fields.js';
 import { bynderUpload } from './dam/bynder.js';
-import { placeholderValues, type WebhookEvent } from './event.js';
+import { placeholderValues, type DeliveryParams, type WebhookEvent } from './event.js';
 import { exportParams } from './export-params.js';
 import type { Exchange } from './http.js';
 import { webhookErrorCodes, type DeliveryFailure } from './outcome.js';
@@ -16,11 +16,13 @@ import { DeliveryConfigError, WebhookSession } from './session.js';
 import { signatureHeaders, signingKey, webhookId } from './signature.js';
 import { loadState, saveState } from './state.js';
 
-/** What a webhook step hands over: the claimed ticket and its parameters. */
+/** What a webhook step hands over: the claimed ticket, the parameters a delivery reads and the step's configuration. */
 export interface DeliveryInput {
   readonly ctx: Context;
   readonly ticket: TicketRow;
-  readonly params: WebhookEvent['params'];
+  readonly params: DeliveryParams;
+  /** The step's own config.ion (connections) and restapi's (webhookSecret), resolved once per ticket step. */
+  readonly config: StepConfigs;
 }
 
 /** How a run ended, in the terms of a step outcome (webhook steps store no artifacts). */
@@ -67,8 +69,8 @@ export async function deliver(input: DeliveryInput, step: WebhookStep): Promise<
   });
   try {
     const state = await loadState(ctx, ticket);
-    const connections = connectionsOf(await resolveStepConfig(ctx, step, ticket.tenant, ticket.project));
-    const restapi = await resolveStepConfig(ctx, 'restapi', ticket.tenant, ticket.project, params.profiles);
+    const connections = connectionsOf(await input.config.of(step));
+    const restapi = await input.config.of('restapi');
     const secret = typeof restapi.webhookSecret === 'string' ? await session.secret(restapi.webhookSecret, 'restapi webhookSecret') : null;
     const run: Run = { session, input, signing: secret ? signingKey(secret) : null, notes: messages };
     for (let index = state.done[step] ?? 0; index < urls.length; index++) {

@@ -1,12 +1,22 @@
 import type { TicketRow } from '../store/index.js';
-import type { TicketParams } from '../tickets/params.js';
 import type { WebhookStep } from './connections.js';
+
+/**
+ * The ticket parameters a delivery reads, filled by the webhook steps: the URL lists of the
+ * three webhook steps and the custom parameters.
+ */
+export interface DeliveryParams {
+  readonly callback?: string;
+  readonly error?: string;
+  readonly upload?: string;
+  readonly custom: Readonly<Record<string, string>>;
+}
 
 /** Everything a webhook request of one ticket can mention. */
 export interface WebhookEvent {
   step: WebhookStep;
   ticket: TicketRow;
-  params: TicketParams;
+  params: DeliveryParams;
   /** Export parameters of earlier uploads. */
   exports: Readonly<Record<string, string>>;
   /** Time of this attempt (epoch ms). */

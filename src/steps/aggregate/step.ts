@@ -1,4 +1,3 @@
-import { resolveStepConfig } from '../../config/resolve.js';
 import { ticketErrorCodes, type TicketErrorCode } from '../../errors.js';
 import { tickets, type ArtifactRow } from '../../store/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
@@ -6,6 +5,7 @@ import { outputOfType } from '../../tickets/artifacts.js';
 import { attemptFileKey } from '../../tickets/blob-keys.js';
 import type { TicketParams } from '../../tickets/params.js';
 import type { Step, StepInput, StepOutcome } from '../../tickets/step.js';
+import { outputNameOf, targets } from '../targets.js';
 import { mergePdfs } from './merge.js';
 
 
@@ -18,7 +18,7 @@ import { mergePdfs } from './merge.js';
 export function aggregateStep(): Step {
   return {
     name: 'aggregate',
-    async run({ ctx, ticket, params }: StepInput): Promise<StepOutcome> {
+    async run({ ctx, ticket, params, config: configs }: StepInput): Promise<StepOutcome> {
       const db = ctx.db.kysely;
       const parts = await tickets.aggregateParts(db, ticket.id);
       const failed = parts.find((p) => p.complete === 1 && p.status?.endsWith('.failed'));
@@ -35,16 +35,16 @@ export function aggregateStep(): Step {
       const sources = [];
       for (const part of parts) {
         // The part's PDF, also when the part was converted to images afterwards.
-        const row = await outputOfType(ctx, part, 'application/pdf').catch(() => undefined);
+        const row = await outputOfType(ctx, part, targets.pdf.mediaType).catch(() => undefined);
         const pdf = row ? await ctx.blobs.get(row.blob_key) : undefined;
         if (!pdf) return fail(ticketErrorCodes.notFound, `output of part ${(part.part_index ?? 0) + 1} (ticket ${part.id}) is no longer stored`);
         const label = (JSON.parse(part.params) as TicketParams).label;
         sources.push({ pdf, title: label ?? `Part ${(part.part_index ?? 0) + 1}` });
       }
       const merged = mergePdfs(sources);
-      const config = await resolveStepConfig(ctx, 'renderpdf', ticket.tenant, ticket.project);
-      const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults.renderpdf);
-      const name = `${ticket.id}.pdf`;
+      const config = await configs.of(targets.pdf.step);
+      const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults[targets.pdf.step]);
+      const name = outputNameOf(targets.pdf, ticket.id);
       const key = attemptFileKey(ticket, name);
       await ctx.blobs.put(key, merged.pdf);
       const artifact: ArtifactRow = {
@@ -53,7 +53,7 @@ export function aggregateStep(): Step {
         kind: 'output',
         blob_key: key,
         size: merged.pdf.length,
-        content_type: 'application/pdf',
+        content_type: targets.pdf.mediaType,
         keep_until: keep.output.until,
         keep_rule: keep.output.rule,
         created: ctx.now(),

@@ -8,6 +8,7 @@ import { attemptFileKey } from '../../tickets/blob-keys.js';
 import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../tickets/step.js';
 import { ConvertError, type MupdfEngine, type PageImage } from '../../engines/mupdf/index.js';
 import { convertMediaType, ConvertOptionError, parseConvertOptions, type ConvertOptions } from './options.js';
+import { targets } from '../targets.js';
 
 const errorCodeOf: Record<ConvertError['kind'], TicketErrorCode> = {
   page: ticketErrorCodes.input,
@@ -64,7 +65,7 @@ function parseStored(source: string | undefined): ConvertOptions {
 /** The ticket's current output, which renderpdf stored as the PDF. */
 async function loadPdf(ctx: Context, ticket: TicketRow): Promise<{ row: ArtifactRow; pdf: Buffer }> {
   const row = ticket.output_name ? await tickets.findArtifactByName(ctx.db.kysely, ticket.output_name) : undefined;
-  const pdf = row && row.ticket === ticket.id && row.content_type === 'application/pdf' ? await ctx.blobs.get(row.blob_key) : undefined;
+  const pdf = row && row.ticket === ticket.id && row.content_type === targets.pdf.mediaType ? await ctx.blobs.get(row.blob_key) : undefined;
   if (!row || !pdf) throw new StepFailure(ticketErrorCodes.notFound, 'convert: the PDF to convert is not stored (renderpdf keepOutput must keep the output on success)');
   return { row, pdf };
 }

@@ -1,27 +1,30 @@
 import { downloadCounters, type MediaAssets } from '../../assets/index.js';
-import { lookupRepositoryFile, resolveStepConfig } from '../../config/resolve.js';
+import { lookupRepositoryFile } from '../../repository/lookup.js';
 import type { Context } from '../../context.js';
 import { ticketErrorCodes } from '../../errors.js';
 import { recordUsage } from '../../stats/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
 import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../tickets/step.js';
 import { ArtifactWriter, transformedInput, unexpectedFailure } from '../step-support.js';
+import { masterPathOf, outputNameOf, targets } from '../targets.js';
 import type { Transformer } from '../../engines/xslt/index.js';
 import { readBuiltinTemplate, readHelperLibrary } from '../../repository/builtin-templates.js';
 import { JobLog } from './job-log.js';
 import { BlobCache, fontSet, repositoryView } from './job-view.js';
 import { JOB_ROOT, RenderError, type TypstEngine } from '../../engines/typst/index.js';
 
+const target = targets.pdf;
+
 /** The `renderpdf` step: optional XSLT, then Typst, storing the PDF, the content XML and the log. */
 export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transformer; assets: MediaAssets }): Step {
   const cache = new BlobCache();
   return {
-    name: 'renderpdf',
+    name: target.step,
     async run(input: StepInput): Promise<StepOutcome> {
       const { ctx, ticket, params } = input;
       const log = new JobLog(ctx.now);
-      const config = await resolveStepConfig(ctx, 'renderpdf', ticket.tenant, ticket.project);
-      const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults.renderpdf);
+      const config = await input.config.of(target.step);
+      const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults[target.step]);
       let content: Buffer | null = null;
       let msecs = 0;
       const stored = new ArtifactWriter(ctx, ticket);
@@ -50,7 +53,7 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
         const dataPath = dataType === 'xml' ? '/data.xml' : '/data.json';
         files.push([JOB_ROOT + dataPath, data]);
         files.push([`${JOB_ROOT}/pressroom/lib.typ`, await readHelperLibrary()]);
-        const mainPath = `${JOB_ROOT}/master-documents/${params.documentTemplate}.typ`;
+        const mainPath = `${JOB_ROOT}/${masterPathOf(target, params.documentTemplate)}`;
         files.push([mainPath, template.data]);
         const fonts = fontSet(view);
         const inputs: Record<string, string> = {
@@ -93,8 +96,8 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
         msecs += out.msecs;
         for (const w of out.warnings) log.warn(w);
         log.info(`rendered ${out.pages} page(s), ${out.pdf.length} bytes in ${Math.round(out.msecs)} ms`);
-        const outputName = `${ticket.id}.pdf`;
-        if (keep.output.onSuccess) await stored.put(outputName, 'output', out.pdf, 'application/pdf', keep.output);
+        const outputName = outputNameOf(target, ticket.id);
+        if (keep.output.onSuccess) await stored.put(outputName, 'output', out.pdf, target.mediaType, keep.output);
         if (keep.log.onSuccess) {
           if (content) await stored.put(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
           await stored.put(`${ticket.id}.typst.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
@@ -114,9 +117,9 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
 }
 
 async function loadTemplate(ctx: Context, cache: BlobCache, tenant: string, project: string, name: string): Promise<{ data: Buffer; source: string }> {
-  const row = await lookupRepositoryFile(ctx, tenant, project, `master-documents/${name}.typ`);
+  const row = await lookupRepositoryFile(ctx, tenant, project, masterPathOf(target, name));
   if (row) return { data: await cache.get(ctx, row), source: row.path };
   const builtin = await readBuiltinTemplate(name);
   if (builtin) return { data: builtin, source: 'built-in' };
-  throw new StepFailure(ticketErrorCodes.notFound, `template ${name} not found in master-documents/`);
+  throw new StepFailure(ticketErrorCodes.notFound, `template ${name} not found in ${target.masters.folder}/`);
 }

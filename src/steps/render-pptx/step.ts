@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { lookupRepositoryFile, readRepositoryBlob, resolveStepConfig } from '../../config/resolve.js';
+import { lookupRepositoryFile, readRepositoryBlob } from '../../repository/lookup.js';
 import type { Context } from '../../context.js';
 import { ticketErrorCodes } from '../../errors.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
@@ -7,13 +7,14 @@ import { JobLog } from '../render-pdf/job-log.js';
 import { repositoryView } from '../render-pdf/job-view.js';
 import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../tickets/step.js';
 import { ArtifactWriter, transformedInput, unexpectedFailure } from '../step-support.js';
+import { masterPathOf, outputNameOf, targets } from '../targets.js';
 import type { Transformer } from '../../engines/xslt/index.js';
 import { builtinMasterPath } from './builtin.js';
 import { PptxError } from './errors.js';
 import type { PptxOptions } from './mapping.js';
 import { renderPptx } from './render.js';
 
-const PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
+const target = targets.pptx;
 const DEFAULT_MAX_EXECUTION_MS = 3_600_000;
 const optionNames: (keyof PptxOptions)[] = [
   'mapPlaceholdersByName',
@@ -35,10 +36,10 @@ const optionNames: (keyof PptxOptions)[] = [
  */
 export function renderPptxStep(deps: { transformer: Transformer }): Step {
   return {
-    name: 'renderpptx',
-    async run({ ctx, ticket, params }: StepInput): Promise<StepOutcome> {
-      const config = await resolveStepConfig(ctx, 'renderpptx', ticket.tenant, ticket.project);
-      const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults.renderpptx);
+    name: target.step,
+    async run({ ctx, ticket, params, config: configs }: StepInput): Promise<StepOutcome> {
+      const config = await configs.of(target.step);
+      const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults[target.step]);
       const pptxLog = config.pptxLog ?? 'enableLogOnError';
       const log = new JobLog(ctx.now);
       const stored = new ArtifactWriter(ctx, ticket);
@@ -71,8 +72,8 @@ export function renderPptxStep(deps: { transformer: Transformer }): Step {
         });
         const msecs = Math.round(performance.now() - started);
         log.info(`rendered ${out.slides} slide(s), ${out.pptx.length} bytes in ${msecs} ms`);
-        const outputName = `${ticket.id}.pptx`;
-        if (keep.output.onSuccess) await stored.put(outputName, 'output', out.pptx, PPTX, keep.output);
+        const outputName = outputNameOf(target, ticket.id);
+        if (keep.output.onSuccess) await stored.put(outputName, 'output', out.pptx, target.mediaType, keep.output);
         if (keep.log.onSuccess) {
           await stored.put(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
           if (pptxLog === 'on') await stored.put(`${ticket.id}.pptx.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
@@ -92,8 +93,8 @@ export function renderPptxStep(deps: { transformer: Transformer }): Step {
 }
 
 async function loadMaster(ctx: Context, tenant: string, project: string, name: string): Promise<{ data: Buffer; source: string }> {
-  const ref = await lookupRepositoryFile(ctx, tenant, project, `powerpoint/${name}.pptx`);
+  const ref = await lookupRepositoryFile(ctx, tenant, project, masterPathOf(target, name));
   if (ref) return { data: await readRepositoryBlob(ctx, ref), source: ref.path };
   if (name === 'default') return { data: await readFile(builtinMasterPath()), source: 'built-in' };
-  throw new StepFailure(ticketErrorCodes.notFound, `master ${name} not found in powerpoint/`);
+  throw new StepFailure(ticketErrorCodes.notFound, `master ${name} not found in ${target.masters.folder}/`);
 }

@@ -1,4 +1,4 @@
-import type { StepConfig } from '../../config/resolve.js';
+import type { StepConfig } from '../../repository/lookup.js';
 import type { Context } from '../../context.js';
 import { retention } from '../../store/index.js';
 import type { KeepUntil } from '../../tenants/index.js';

@@ -1,10 +1,10 @@
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
-import { parseFilePath } from '../repository/paths.js';
+import { ConfigFileError, invalidConfig, mergeConfig, profilePattern, readConfigFile, type StepConfig, type StepName } from '../config/ion/index.js';
 import { repoFiles, type RepoFileRow } from '../store/index.js';
-import { ConfigFileError, invalidConfig, mergeConfig, profilePattern, readConfigFile, type StepConfig, type StepName } from './ion/index.js';
+import { parseFilePath } from './paths.js';
 
-export type { StepConfig, StepName } from './ion/index.js';
+export type { StepConfig, StepName } from '../config/ion/index.js';
 
 /** A repository file found by lookup: enough to read it and to cache by content. */
 export type RepositoryFileRef = Pick<RepoFileRow, 'path' | 'sha256' | 'blob_key' | 'size'>;
@@ -55,7 +55,7 @@ function levels(tenant: string, project: string, rel: string): string[] {
  * default), then for `restapi` each profile's `restapi/config-<profile>.ion` the same way.
  * Missing files count as empty. Typed by the step's schema, which every file passed on write.
  */
-export async function resolveStepConfig<S extends StepName>(ctx: Context, step: S, tenant: string, project: string, profiles: string[] = []): Promise<StepConfig<S>> {
+export async function resolveStepConfig<S extends StepName>(ctx: Context, step: S, tenant: string, project: string, profiles: readonly string[] = []): Promise<StepConfig<S>> {
   const bad = profiles.find((p) => !profilePattern.test(p));
   if (bad !== undefined) throw new AppError('bad_request', `profile ${JSON.stringify(bad)} is invalid: use 1-64 of A-Z a-z 0-9 _ -`, { details: [{ field: 'profiles', message: 'invalid profile name' }] });
   const files = [`${step}/config.ion`, ...(step === 'restapi' ? profiles.map((p) => `restapi/config-${p}.ion`) : [])];
