@@ -1,5 +1,6 @@
 import { AppError } from '../errors.js';
 import { convertMediaType, ConvertOptionError, parseConvertOptions } from '../steps/convert/options.js';
+import { targets } from '../steps/targets.js';
 
 /** The conversion a request asks for: the option string to store and the output it yields. */
 export interface ConvertParam {
@@ -17,7 +18,7 @@ export function resolveConvert(target: 'pdf' | 'pptx', query: string | undefined
   const fromQuery = query !== undefined;
   const source = (fromQuery ? query : typeof configured === 'string' ? configured : '').trim();
   if (source === '') return undefined;
-  if (target !== 'pdf') {
+  if (!(targets[target].options as readonly string[]).includes('convert')) {
     if (!fromQuery) return undefined;
     throw convertError('convert is supported for renderpdf only', 'not supported for this target');
   }

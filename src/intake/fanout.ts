@@ -12,10 +12,11 @@ import type { CheckedBody, InputType } from './request-checks.js';
 import type { MakeRow } from './ticket-rows.js';
 import { runTransformBefore } from './transform-before.js';
 import type { IntakeResult } from './types.js';
+import { targets } from '../steps/targets.js';
 
 /** 400 for fanout with aggregate on renderpptx, before anything is stored. */
 export function assertAggregateAvailable(restapi: StepConfig<'restapi'>, target: 'pdf' | 'pptx'): void {
-  if (restapi.aggregate?.enabled && target === 'pptx') {
+  if (restapi.aggregate?.enabled && !(targets[target].options as readonly string[]).includes('aggregate')) {
     throw new AppError('bad_request', 'aggregate is available for renderpdf only; decks of fanout parts are not merged (disable aggregate.enabled for this project or profile)', {
       details: [{ field: 'aggregate.enabled', message: 'not available for renderpptx' }],
     });

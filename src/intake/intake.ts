@@ -13,6 +13,7 @@ import { checkQuota, quotaPeriod } from './quota.js';
 import { assertBodyPresent, assertPptxInput, assertStylesheetsExist, assertTemplateExists, checkBody, inputTypeOf, type InputType } from './request-checks.js';
 import { rowMaker, ticketParams, type MakeRow } from './ticket-rows.js';
 import type { IntakeResult, RenderRequest } from './types.js';
+import { targets } from '../steps/targets.js';
 
 const DEFAULT_INPUT_BUFFER = 65536;
 const DEFAULT_KEEP_INPUT_SECONDS = 86400;
@@ -33,7 +34,7 @@ export async function intake(ctx: Context, principal: Principal, req: RenderRequ
   const profiles = req.query.profile ? req.query.profile.split(',') : [];
   const custom = parseCustom(req.query);
   const restapi = await resolveStepConfig(ctx, 'restapi', req.tenant, req.project, profiles);
-  const render = await resolveStepConfig(ctx, req.target === 'pdf' ? 'renderpdf' : 'renderpptx', req.tenant, req.project);
+  const render = await resolveStepConfig(ctx, targets[req.target].step, req.tenant, req.project);
 
   const convert = resolveConvert(req.target, req.query.convert, restapi.convert);
   req.checkOutput?.(convert?.mediaType);

@@ -5,6 +5,7 @@ import { builtinTemplateNames } from '../repository/builtin-templates.js';
 import type { TicketParams } from '../tickets/params.js';
 import { assertJson, assertSafeXml } from '../xml/index.js';
 import { scanZip, zipGate, zipLimits } from '../zip/index.js';
+import { masterPathOf, targets } from '../steps/targets.js';
 
 export type InputType = 'xml' | 'json' | 'zip';
 
@@ -68,11 +69,10 @@ export async function assertStylesheetsExist(ctx: Context, tenant: string, proje
 
 /** The master exists: `master-documents/<name>.typ` for PDF, `powerpoint/<name>.pptx` for decks (project, tenant, global, built-in). */
 export async function assertTemplateExists(ctx: Context, where: { tenant: string; project: string; target: 'pdf' | 'pptx' }, name: string): Promise<void> {
-  const pdf = where.target === 'pdf';
-  const folder = pdf ? 'master-documents' : 'powerpoint';
-  const builtin = pdf ? builtinTemplateNames.includes(name) : name === 'default';
-  if (builtin || (await lookupRepositoryFile(ctx, where.tenant, where.project, `${folder}/${name}.${pdf ? 'typ' : 'pptx'}`))) return;
-  throw new AppError('bad_request', `documentTemplate: template ${name} not found in ${folder}/ (project, tenant, global or built-in)`, {
+  const target = targets[where.target];
+  const builtin = where.target === 'pdf' ? builtinTemplateNames.includes(name) : name === 'default';
+  if (builtin || (await lookupRepositoryFile(ctx, where.tenant, where.project, masterPathOf(target, name)))) return;
+  throw new AppError('bad_request', `documentTemplate: template ${name} not found in ${target.masters.folder}/ (project, tenant, global or built-in)`, {
     details: [{ field: 'documentTemplate', message: 'template not found' }],
   });
 }

@@ -7,9 +7,10 @@ import { mainArtifact, openArtifact } from '../tickets/index.js';
 import { intake } from './intake.js';
 import type { IntakeResult, RenderRequest } from './types.js';
 import { waitForTicket } from './wait.js';
+import { targets } from '../steps/targets.js';
 
 /** The document type each target renders. */
-export const outputTypes = { pdf: 'application/pdf', pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' } as const;
+export const outputTypes = { pdf: targets.pdf.mediaType, pptx: targets.pptx.mediaType } as const;
 /** What renderpdf answers in synchronous mode with `convert`: one image, or a ZIP for a pageset. */
 export const convertTypes = ['image/png', 'image/jpeg', 'application/zip'];
 

@@ -2,6 +2,7 @@ import type { StepConfig } from '../config/ion/index.js';
 import type { TicketRow } from '../store/index.js';
 import { checkUrlList, type RenderQuery, type TicketParams } from '../tickets/params.js';
 import type { CheckedBody } from './request-checks.js';
+import { targets } from '../steps/targets.js';
 
 /** The choices a request's tickets carry, as resolved from the query and `restapi/config.ion`. */
 export interface ParamChoices {
@@ -74,7 +75,7 @@ export function rowMaker(base: RowBase): MakeRow {
     user_name: base.user,
     target: base.target,
     status: null,
-    next: base.target === 'pdf' ? 'renderpdf' : 'renderpptx',
+    next: targets[base.target].step,
     complete: 0,
     run_after: base.now,
     priority: base.priority,
