@@ -145,10 +145,7 @@ describe('chaos: 2 API + 2 worker processes on PostgreSQL and S3', { skip }, () 
       for (const r of (await db.query('select input_key from tickets where input_key is not null')).rows as { input_key: string }[]) named.add(r.input_key);
       const strays = (await bucket.keys()).map((k) => k.slice('pressroom/'.length)).filter((k) => !named.has(k));
       const deadAttempts = strays.filter((k) => /^jobs\/chaos\/run\/[0-9A-Z]{26}\/a\d+\//.test(k));
-      assert.deepEqual(strays.filter((k) => !deadAttempts.includes(k)), [], 'no stray objects');
-      // TODO(lead): make this strict once the dead-attempt cleanup of housekeeping (issue 13 item 6,
-      // helper "ops") is merged: assert.deepEqual(deadAttempts, [], 'no files of dead attempts after housekeeping');
-      if (deadAttempts.length > 0) tc.diagnostic(`files of dead attempts still in the bucket (cleanup pending): ${deadAttempts.join(', ')}`);
+      assert.deepEqual(strays, [], 'no stray objects, none of dead attempts either');
 
       const reclaimed = reclaim.reclaimMs.length ? `${seconds(Math.min(...reclaim.reclaimMs))}–${seconds(Math.max(...reclaim.reclaimMs))}` : 'n/a';
       tc.diagnostic(

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { stepEvents, tickets } from '../src/store/index.js';
+import { runHousekeeping } from '../src/tickets/retention/index.js';
 import { putFile, setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { describeEachStore } from './helpers/stores.js';
@@ -43,7 +46,14 @@ describeEachStore('worker crash safety', (kind) => {
       await new Promise((r) => setTimeout(r, 50));
     }
     await crash(first);
-    assert.equal((await tickets.findTicket(db, id!))?.complete, 0, 'killed before it finished');
+    const dead = await tickets.findTicket(db, id!);
+    assert.equal(dead?.complete, 0, 'killed before it finished');
+    // What a worker dying in the middle of writing leaves in its attempt's folder: a finished file
+    // and a partial write (the file blob store's `<key>~<hex>.tmp`).
+    const deadFolder = `jobs/acme/shop/${id}/a${dead!.attempt}/`;
+    await t.server.ctx.blobs.put(`${deadFolder}${id}.content.xml`, Buffer.from('<data/>'));
+    await writeFile(join(t.settings.dataDir, 'blobs', `${deadFolder}${id}.typst.log~0123456789ab.tmp`), 'partial');
+    assert.equal((await readdir(join(t.settings.dataDir, 'blobs', deadFolder))).length, 2);
     await putFile(t, tokens.admin, 'tenants/acme/projects/shop/master-documents/speed.typ', '#let loops = 1000\n');
 
     const second = startWorker();
@@ -61,6 +71,17 @@ describeEachStore('worker crash safety', (kind) => {
     assert.equal(outputs.length, 1);
     const blobs = (await t.server.ctx.blobs.list(`jobs/acme/shop/${id}/`)).filter((k) => k.endsWith('.pdf'));
     assert.equal(blobs.length, 1, blobs.join(', '));
+    // One housekeeping round after the takeover (this one, or a scheduled one that came first)
+    // removes the dead attempt's files, partial ones too, and marks the attempt.
+    await runHousekeeping(t.server.ctx);
+    assert.deepEqual((await stepEvents.listForTicket(db, id!)).map((e) => [e.attempt, e.outcome]), [
+      [dead!.attempt, 'redelivered'],
+      [dead!.attempt + 1, 'succeeded'],
+    ]);
+    assert.deepEqual(await t.server.ctx.blobs.list(deadFolder), []);
+    assert.deepEqual(await readdir(join(t.settings.dataDir, 'blobs', deadFolder)).catch(() => []), [], 'no partial write left either');
+    assert.equal((await tickets.listArtifacts(db, id!)).filter((a) => a.kind === 'output').length, 1, 'the finished attempt keeps its output');
+    assert.equal((await runHousekeeping(t.server.ctx)).deadAttempts, 0, 'once');
     assert.equal(await stopProcess(second), 0);
   });
 });

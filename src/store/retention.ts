@@ -170,3 +170,9 @@ export async function projectRetention(db: Kysely<Database>, tenant: string, pro
   const row = await db.selectFrom('projects').select(['keep_until', 'expires']).where('tenant', '=', tenant).where('name', '=', project).executeTakeFirst();
   return row ?? null;
 }
+
+/** Blob keys under `prefix` that a ticket's artifact rows still name (files a step committed). */
+export async function artifactKeysUnder(db: Kysely<Database>, ticket: string, prefix: string): Promise<Set<string>> {
+  const rows = await db.selectFrom('artifacts').select('blob_key').where('ticket', '=', ticket).execute();
+  return new Set(rows.map((r) => r.blob_key).filter((k) => k.startsWith(prefix)));
+}

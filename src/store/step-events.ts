@@ -26,3 +26,33 @@ export async function forget(db: Kysely<Database>, ticket: string, attempt: numb
 export async function listForTicket(db: Kysely<Database>, ticket: string): Promise<StepEventRow[]> {
   return db.selectFrom('step_events').selectAll().where('ticket', '=', ticket).orderBy('attempt').execute();
 }
+
+/** An attempt that never ended while a later attempt of its ticket exists: its worker died or lost the lease. */
+export interface DeadAttempt {
+  ticket: string;
+  tenant: string;
+  project: string;
+  attempt: number;
+}
+
+/** Dead attempts whose files have not been cleaned yet (their outcome is still unset). */
+export async function deadAttempts(db: Kysely<Database>, limit: number): Promise<DeadAttempt[]> {
+  return db
+    .selectFrom('step_events as e')
+    .innerJoin('tickets as t', 't.id', 'e.ticket')
+    .select(['e.ticket as ticket', 't.tenant as tenant', 't.project as project', 'e.attempt as attempt'])
+    .where('e.outcome', 'is', null)
+    .whereRef('e.attempt', '<', 't.attempt')
+    .orderBy('e.started')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Marks a dead attempt as redelivered once its files are gone; true for the one caller that did
+ * (several processes may clean the same attempt: the deletes are idempotent, the mark is once).
+ */
+export async function markRedelivered(db: Kysely<Database>, ticket: string, attempt: number): Promise<boolean> {
+  const r = await db.updateTable('step_events').set({ outcome: 'redelivered' }).where('ticket', '=', ticket).where('attempt', '=', attempt).where('outcome', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

@@ -23,7 +23,12 @@ export function groupZipKey(group: TicketKeyOwner): string {
   return `${ticketFolder(group)}input.zip`;
 }
 
-/** A file written by one step attempt: each attempt has a folder of its own, so a retry never writes over what an earlier attempt left. */
+/** The folder of one step attempt's files: each attempt has its own, so a retry never writes over what an earlier attempt left. */
+export function attemptFolder(ticket: TicketKeyOwner & { attempt: number }): string {
+  return `${ticketFolder(ticket)}a${ticket.attempt}/`;
+}
+
+/** A file written by one step attempt, in {@link attemptFolder}. */
 export function attemptFileKey(ticket: TicketKeyOwner & { attempt: number }, name: string): string {
-  return `${ticketFolder(ticket)}a${ticket.attempt}/${name}`;
+  return `${attemptFolder(ticket)}${name}`;
 }

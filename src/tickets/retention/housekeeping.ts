@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
-import { retention } from '../../store/index.js';
-import { ticketFolder } from '../blob-keys.js';
+import { retention, stepEvents } from '../../store/index.js';
+import { attemptFolder, ticketFolder } from '../blob-keys.js';
 
 /** Options of one housekeeping run. */
 export interface HousekeepingOptions {
@@ -22,6 +22,8 @@ export interface HousekeepingResult {
   inputs: number;
   /** Ticket rows (with whatever was left under the ticket's blob folder). */
   tickets: number;
+  /** Step attempts whose worker died or lost its lease, cleaned of the files they left. */
+  deadAttempts: number;
   /** Stale partial blob writes. */
   temp: number;
 }
@@ -47,7 +49,7 @@ export async function runHousekeeping(ctx: Context, opts: HousekeepingOptions = 
   const batch = opts.batch ?? 100;
   const maxBatches = opts.maxBatches ?? 50;
   const db = ctx.db.kysely;
-  const result: HousekeepingResult = { files: 0, inputs: 0, tickets: 0, temp: 0 };
+  const result: HousekeepingResult = { files: 0, inputs: 0, tickets: 0, deadAttempts: 0, temp: 0 };
 
   /** Runs `step` until it finds less than a full batch, or the budget is spent. */
   const drain = async (step: () => Promise<{ found: number; removed: number }>): Promise<number> => {
@@ -78,6 +80,21 @@ export async function runHousekeeping(ctx: Context, opts: HousekeepingOptions = 
   };
   result.inputs += await drain(inputs(() => retention.expiredInputs(db, now, batch)));
   result.inputs += await drain(inputs(() => retention.inputsOfExpiredProjects(db, now, batch)));
+
+  // A dead attempt's folder holds what it wrote before it died (partial writes among them) and,
+  // if it died between its commit and its timeline entry, files its ticket still names.
+  result.deadAttempts += await drain(async () => {
+    const dead = await stepEvents.deadAttempts(db, batch);
+    let removed = 0;
+    for (const attempt of dead) {
+      const folder = attemptFolder({ tenant: attempt.tenant, project: attempt.project, id: attempt.ticket, attempt: attempt.attempt });
+      const kept = await retention.artifactKeysUnder(db, attempt.ticket, folder);
+      if (kept.size === 0) await ctx.blobs.deletePrefix(folder);
+      else await Promise.all((await ctx.blobs.list(folder)).filter((k) => !kept.has(k)).map((k) => ctx.blobs.delete(k)));
+      if (await stepEvents.markRedelivered(db, attempt.ticket, attempt.attempt)) removed++;
+    }
+    return { found: dead.length, removed };
+  });
 
   const before = now - ctx.settings.ticketRetentionSeconds * 1000;
   result.tickets += await drain(async () => {
