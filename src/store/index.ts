@@ -1,4 +1,4 @@
-export { openDb, migrate, type Db, type Dialect } from './db.js';
+export { openDb, migrate, ping, type Db, type Dialect } from './db.js';
 export type { Database } from './schema.js';
 export * as meta from './meta.js';
 export * as users from './users.js';
