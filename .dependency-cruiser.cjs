@@ -31,8 +31,6 @@ const allowed = [
   // Settings check PRESSROOM_BLOB_URL with the blob store's own parser, so a bad URL is reported
   // with every other setting problem at start (permanent: the parser imports only the port's key check).
   { from: '^src/config/settings\\.ts$', to: '^src/blobs/blob-(url|store)\\.ts$' },
-  // Context builds the XSLT engine: goes when the Transformer is built in server.ts and handed to intake and steps.
-  { from: '^src/context\\.ts$', to: '^src/engines/xslt/' },
   // Context builds the notifier: goes when LISTEN/NOTIFY moves to store/.
   { from: '^src/context\\.ts$', to: '^src/tickets/notifier\\.ts$' },
   // Intake runs transformBefore: goes when intake moves to intake/ (above engines/xslt).
