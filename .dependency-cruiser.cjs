@@ -47,8 +47,12 @@ const allowed = [
   { from: '^src/config/resolve\\.ts$', to: '^src/repository/paths\\.ts$' },
 ];
 
-/** Drivers and the query builder, for the rule that only store/ imports them. */
-const drivers = '^(node_modules/)?(kysely|pg|better-sqlite3)(/|$)';
+/**
+ * Drivers and the query builder (and their type packages), for the rule that only store/ imports
+ * them. Matched anywhere in the resolved path, because a worktree whose node_modules is a link
+ * resolves them to e.g. `../main/node_modules/kysely/dist/cjs/index.js`.
+ */
+const drivers = '(^|/)node_modules/(@types/)?(kysely|pg|better-sqlite3)/|^(kysely|pg|better-sqlite3)(/|$)';
 const driverAllowed = [
   // LISTEN/NOTIFY needs a pg client of its own: goes when the notifier moves to store/.
   { from: '^src/tickets/notifier\\.ts$', to: drivers },
