@@ -2,8 +2,7 @@ import pino, { type Logger } from 'pino';
 import { TokenService } from './auth/index.js';
 import { openBlobStore, type BlobStore } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
-import { migrate, openDb, type Db } from './store/index.js';
-import { createNotifier, type Notifier } from './tickets/notifier.js';
+import { createNotifier, migrate, openDb, type Db, type Notifier } from './store/index.js';
 
 /** Everything a process shares: settings, store, blobs, token service, logger. Built once at start. */
 export interface Context {
