@@ -5,8 +5,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadSettings } from '../src/config/settings.js';
-import { createContext } from '../src/context.js';
 import { buildApp } from '../src/http/app.js';
+import { createContext } from '../src/server.js';
 
 const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-openapi-'));
 try {

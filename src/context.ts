@@ -2,9 +2,7 @@ import pino, { type Logger } from 'pino';
 import { TokenService } from './auth/index.js';
 import { openBlobStore, type BlobStore } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
-import { migrate, openDb, type Db } from './store/index.js';
-import { Transformer } from './engines/xslt/index.js';
-import { createNotifier, type Notifier } from './tickets/notifier.js';
+import { createNotifier, migrate, openDb, type Db, type Notifier } from './store/index.js';
 
 /** Everything a process shares: settings, store, blobs, token service, logger. Built once at start. */
 export interface Context {
@@ -16,10 +14,45 @@ export interface Context {
   /** Ticket events across processes (new tickets, completions). */
   readonly notifier: Notifier;
   /** Sandboxed XSLT processes (started on first use): intake runs transformBefore, workers transform. */
-  readonly transformer: Transformer;
+  readonly transformer: XsltEngine;
   /** Wall clock in epoch ms; tests inject their own to move time without sleeping. */
   now(): number;
   close(): Promise<void>;
+}
+
+/**
+ * The XSLT engine the Context carries: engines/xslt's Transformer, which the composition root
+ * (server.ts) builds. The Context sits below the engines, so it declares their shape instead of
+ * importing them: the whole of it, because the steps hand ctx.transformer on as a Transformer.
+ * The compiler checks the two agree where server.ts hands the engine in and where the steps take it.
+ */
+export interface XsltEngine {
+  transform(req: XsltRequest): Promise<Buffer>;
+  stats(): Record<'compiles' | 'cacheHits' | 'cachedStylesheets' | 'processesStarted' | 'liveProcesses' | 'queued', number>;
+  poolStats(): EnginePoolStats;
+  close(): Promise<void>;
+}
+
+/** One transform: a tenant's stylesheet applied to XML or JSON input (engines/xslt's TransformRequest). */
+export interface XsltRequest {
+  stylesheet: Buffer;
+  /** Shown in error messages, e.g. `orders.xslt`. */
+  stylesheetName: string;
+  input: Buffer;
+  inputType: 'xml' | 'json';
+  params?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** Slots of an engine's process pool, for metrics (engines/pool's PoolStats). */
+export interface EnginePoolStats {
+  size: number;
+  starting: number;
+  idle: number;
+  busy: number;
+  queued: number;
+  started: number;
+  replaced: Record<'timeout' | 'memory' | 'crash' | 'recycled', number>;
 }
 
 /** Paths and headers whose values must never reach a log line. */
@@ -34,8 +67,16 @@ export const logRedactions = [
   '*.access_token',
 ];
 
-/** Opens the store (migrating it), the blob store and the token key. */
-export async function createContext(settings: Settings, opts: { logger?: Logger; now?: () => number } = {}): Promise<Context> {
+/** What the composition root hands the Context: the engines it carries, and optionally a logger and clock. */
+export interface ContextParts {
+  /** Builds the XSLT engine once the store is open; the Context closes it. */
+  transformer: (logger: Logger) => XsltEngine;
+  logger?: Logger;
+  now?: () => number;
+}
+
+/** Opens the store (migrating it), the blob store, the token key and the notifier; builds the engines it is handed. */
+export async function openContext(settings: Settings, opts: ContextParts): Promise<Context> {
   const logger = opts.logger ?? pino({ level: settings.logLevel, redact: { paths: logRedactions, censor: '[redacted]' } });
   const db = openDb(settings);
   try {
@@ -48,13 +89,7 @@ export async function createContext(settings: Settings, opts: { logger?: Logger;
   const now = opts.now ?? Date.now;
   const tokens = await TokenService.create(settings, db, now);
   const notifier = await createNotifier(db, logger);
-  const transformer = new Transformer({
-    processes: Math.max(1, Math.min(2, settings.renderThreads)),
-    timeoutMs: settings.renderTimeoutMs,
-    maxMemoryMb: settings.renderMaxMemoryMb,
-    memoryCeilingMb: settings.renderMaxMemoryMb,
-    logger,
-  });
+  const transformer = opts.transformer(logger);
   return {
     settings,
     db,

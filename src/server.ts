@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { bootstrapOperator } from './auth/index.js';
 import { BlobProbe } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
-import { createContext, type Context } from './context.js';
+import { openContext, type Context } from './context.js';
+import { Transformer } from './engines/xslt/index.js';
 import { buildApp } from './http/app.js';
 import { createSteps, type StepSet } from './steps/index.js';
 import { Worker } from './tickets/index.js';
@@ -16,6 +17,21 @@ export interface Server {
   /** Base URL of the HTTP listener, e.g. http://127.0.0.1:8080 (null without the api role). */
   readonly url: string | null;
   stop(): Promise<void>;
+}
+
+/** Opens the shared Context with the engines it carries (the XSLT sandbox): for startServer, and tests that need no server. */
+export function createContext(settings: Settings, opts: { now?: () => number; logger?: Logger } = {}): Promise<Context> {
+  return openContext(settings, {
+    ...opts,
+    transformer: (logger) =>
+      new Transformer({
+        processes: Math.max(1, Math.min(2, settings.renderThreads)),
+        timeoutMs: settings.renderTimeoutMs,
+        maxMemoryMb: settings.renderMaxMemoryMb,
+        memoryCeilingMb: settings.renderMaxMemoryMb,
+        logger,
+      }),
+  });
 }
 
 /** Starts the roles the settings ask for: migrate, bootstrap, listen, run workers. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import pgDriver from 'pg';
-import { createContext } from '../src/context.js';
+import { createContext } from '../src/server.js';
 import { runHousekeeping } from '../src/tickets/retention/index.js';
 import { Cluster, eachLimited, submitJobs, until } from './helpers/chaos.js';
 import { kill, stop } from './helpers/cluster.js';

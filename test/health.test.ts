@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { createContext, type Context } from '../src/context.js';
+import type { Context } from '../src/context.js';
 import { buildApp } from '../src/http/app.js';
+import { createContext } from '../src/server.js';
 import { freshSettings, startTestServer, type TestServer } from './helpers/server.js';
 import { describeEachStore } from './helpers/stores.js';
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import type { Settings } from '../config/settings.js';
 import { migrations } from './migrations/index.js';
@@ -106,4 +106,9 @@ export async function migrate(db: Db, schema: string): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** The readiness check: one trivial round trip; rejects when the database cannot be reached (or is closed). */
+export async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db.kysely);
 }

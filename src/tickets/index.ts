@@ -2,7 +2,6 @@ export { statusView, TicketStatusViewSchema, type TicketStatusView } from './sta
 export { mainArtifact, openArtifact, artifactSize, artifactZip, findStoredFile, outputOfType } from './artifacts.js';
 export { Worker } from './worker.js';
 export { isTicketId, newTicketId } from './ids.js';
-export { createNotifier, type Notifier } from './notifier.js';
 export { RenderQuerySchema, type RenderQuery, type TicketParams } from './params.js';
 export { ticketHistory, HISTORY_DEFAULT_LIMIT, type HistoryQuery, type HistoryPage } from './history.js';
 export { ticketTimeline, timelineWriter, type TimelineEntry } from './timeline.js';

@@ -56,11 +56,26 @@ const OUTPUT_URI = 'file:///pressroom/principal-result.xml';
 const PARAM_NAME = /^[\p{L}_][\p{L}\p{N}_.\-\u00B7]*$/u;
 
 /**
+ * The XSLT engine as its users hold it. An interface (the class below is its one implementation)
+ * so a module that may not import the engines, the Context, can carry it by declaring the same shape.
+ */
+export interface Transformer {
+  /** Transforms the input; resolves to the serialized principal result, rejects with a TransformError. */
+  transform(req: TransformRequest): Promise<Buffer>;
+  /** Counters since construction. */
+  stats(): TransformerStats;
+  /** Busy, idle and queued sandbox slots, for metrics. */
+  poolStats(): PoolStats;
+  /** Stops every sandbox process; queued and running transforms fail. */
+  close(): Promise<void>;
+}
+
+/**
  * Runs XSLT 3.0 with SaxonJS in sandboxed processes of the process pool. A stylesheet is
  * compiled once per content hash; the compiled form (SEF) is kept in a bounded LRU and sent
  * with later jobs. Requests queue while every process is busy.
  */
-export class Transformer {
+class SaxonTransformer implements Transformer {
   private readonly timeoutMs: number;
   private readonly logger: Logger;
   private readonly compiled: LruCache<string, Compiled>;
@@ -141,6 +156,9 @@ export class Transformer {
     return result;
   }
 }
+
+/** `new Transformer(options)`: the sandboxed SaxonJS engine; its processes start on first use. */
+export const Transformer: new (opts?: TransformerOptions) => Transformer = SaxonTransformer;
 
 /** Words a pool failure for the tenant, naming the stylesheet. */
 function transformErrorOf(name: string, err: PoolError): TransformError {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import type { Registry } from 'prom-client';
 import type { Context } from '../../context.js';
+import { ping } from '../../store/index.js';
 
 /** Liveness, readiness (database and blob store usable) and Prometheus metrics; no token needed. */
 export async function healthRoutes(app: FastifyInstance, ctx: Context, registry: Registry, ready: () => boolean, blobProblem: () => Promise<string | null>): Promise<void> {
@@ -9,7 +9,7 @@ export async function healthRoutes(app: FastifyInstance, ctx: Context, registry:
   app.get('/healthz', hidden, async () => ({ status: 'ok' }));
   app.get('/readyz', hidden, async (_req, reply) => {
     try {
-      await sql`select 1`.execute(ctx.db.kysely);
+      await ping(ctx.db);
     } catch {
       return reply.code(503).send({ status: 'unavailable', reason: 'database not reachable' });
     }

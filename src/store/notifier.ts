@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Db } from '../store/index.js';
+import type { Db } from './db.js';
 
 const CHANNEL = 'pressroom_events';
 
