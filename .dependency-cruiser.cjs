@@ -15,7 +15,7 @@ const layers = [
   { name: 'tickets', path: '^src/tickets/' },
   { name: 'webhooks', path: '^src/webhooks/' },
   { name: 'repository', path: '^src/repository/' },
-  { name: 'domain', path: '^src/(auth|tenants|stats|assets|net|zip|xml)/' },
+  { name: 'domain', path: '^src/(auth|tenants|stats|assets|net|zip|xml|metrics)/' },
   { name: 'config', path: '^src/config/(?!settings\\.ts$)' },
   { name: 'store', path: '^src/store/' },
   { name: 'blobs', path: '^src/blobs/' },

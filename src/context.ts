@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import { TokenService } from './auth/index.js';
 import { openBlobStore, type BlobStore } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
+import { countBlobErrors, ServiceMetrics } from './metrics/index.js';
 import { createNotifier, migrate, openDb, type Db, type Notifier } from './store/index.js';
 
 /** Everything a process shares: settings, store, blobs, token service, logger. Built once at start. */
@@ -15,6 +16,8 @@ export interface Context {
   readonly notifier: Notifier;
   /** Sandboxed XSLT processes (started on first use): intake runs transformBefore, workers transform. */
   readonly transformer: XsltEngine;
+  /** This process's Prometheus series (queue, steps, webhooks, engine slots, blob errors). */
+  readonly metrics: ServiceMetrics;
   /** Wall clock in epoch ms; tests inject their own to move time without sleeping. */
   now(): number;
   close(): Promise<void>;
@@ -85,7 +88,8 @@ export async function openContext(settings: Settings, opts: ContextParts): Promi
     await db.close();
     throw err;
   }
-  const blobs = await openBlobStore(settings);
+  const metrics = new ServiceMetrics();
+  const blobs = countBlobErrors(await openBlobStore(settings), metrics);
   const now = opts.now ?? Date.now;
   const tokens = await TokenService.create(settings, db, now);
   const notifier = await createNotifier(db, logger);
@@ -98,6 +102,7 @@ export async function openContext(settings: Settings, opts: ContextParts): Promi
     logger,
     notifier,
     transformer,
+    metrics,
     now,
     async close() {
       await transformer.close();

@@ -168,9 +168,10 @@ describeEachStore('renderpdf', (kind) => {
 
   it('stops a template that loops forever at the time limit and frees the slot', async () => {
     // Its own project with a 3 s limit: the loop runs for hours on any machine, so only the limit ends it.
+    // Nested small ranges: one range(10^12) would grow its array into the memory ceiling (507) first.
     const loop = await setupProject(t, 'acme', 'loop');
     await putFile(t, loop.admin, 'tenants/acme/projects/loop/renderpdf/config.ion', '{ maxExecutionMillis: 3000 }');
-    await putFile(t, loop.admin, 'tenants/acme/projects/loop/master-documents/forever.typ', '#let n = 0\n#for i in range(1000000000000) { n += 1 }\n#n\n');
+    await putFile(t, loop.admin, 'tenants/acme/projects/loop/master-documents/forever.typ', '#let n = 0\n#for i in range(1000000) { for j in range(1000000) { n += 1 } }\n#n\n');
     const [id] = await submit(t, loop.jobs, grid, { project: 'loop', query: 'documentTemplate=forever' });
     const s = await waitComplete(t, loop.jobs, id!, undefined, 'acme', 'loop');
     assert.equal(s.status, 'renderpdf.failed');

@@ -12,6 +12,8 @@ export interface Settings {
   readonly host: string;
   /** TCP port; 0 picks a free one. @defaultValue 8080 */
   readonly port: number;
+  /** Port of the /metrics and /healthz listener of a worker process (role worker opens no other port); null: none. */
+  readonly metricsPort: number | null;
   /** Folder for the SQLite file, blobs and the initial admin password. @defaultValue ./data */
   readonly dataDir: string;
   /** `postgres://…` selects PostgreSQL; empty means SQLite under dataDir. */
@@ -145,6 +147,11 @@ const cores = availableParallelism();
 export const definitions: Definitions = {
   host: { env: 'PRESSROOM_HOST', doc: 'Interface to listen on.', parse: str('127.0.0.1') },
   port: { env: 'PRESSROOM_PORT', doc: 'TCP port (0 picks a free one).', parse: int('PRESSROOM_PORT', 8080, 0, 65535) },
+  metricsPort: {
+    env: 'PRESSROOM_METRICS_PORT',
+    doc: 'Processes of role `worker` only: a port (on PRESSROOM_HOST) serving `/metrics` and `/healthz`, so their step, webhook, engine and blob series can be scraped; unset: no port. API processes serve `/metrics` on PRESSROOM_PORT.',
+    parse: (raw) => (raw === undefined || raw === '' ? null : int('PRESSROOM_METRICS_PORT', 0, 0, 65535)(raw)),
+  },
   dataDir: {
     env: 'PRESSROOM_DATA',
     doc: 'Folder for the SQLite database, file blobs and the initial admin password.',

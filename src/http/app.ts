@@ -39,7 +39,7 @@ export async function buildApp(ctx: Context, opts: { ready?: () => boolean; blob
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorateRequest('principal', null);
   installErrorHandling(app);
-  const registry = installMetrics(app);
+  const registry = installMetrics(app, ctx.metrics.registry);
 
   // Raw bodies everywhere; each route checks the media types it accepts (415 otherwise).
   app.removeAllContentTypeParsers();

@@ -1,10 +1,14 @@
-import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Histogram, type Registry } from 'prom-client';
 
-/** A registry per app, so several apps in one process (tests) do not collide. */
-export function installMetrics(app: FastifyInstance): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'pressroom_' });
+/** Process series (CPU, memory, event loop) in a registry, once per registry. */
+function registerProcessMetrics(registry: Registry): void {
+  if (!registry.getSingleMetric('pressroom_process_cpu_seconds_total')) collectDefaultMetrics({ register: registry, prefix: 'pressroom_' });
+}
+
+/** Adds the process and HTTP series to the Context's registry (one per Context, so several servers in one process do not collide). */
+export function installMetrics(app: FastifyInstance, registry: Registry): Registry {
+  registerProcessMetrics(registry);
   const duration = new Histogram({
     name: 'pressroom_http_request_duration_seconds',
     help: 'HTTP request duration by route and status',
@@ -16,4 +20,17 @@ export function installMetrics(app: FastifyInstance): Registry {
     duration.observe({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
   return registry;
+}
+
+/**
+ * A worker's own small listener (PRESSROOM_METRICS_PORT): `/metrics` for Prometheus and
+ * `/healthz` for a liveness probe. A worker serves nothing else, so nothing else is here.
+ */
+export async function startMetricsListener(registry: Registry, where: { host: string; port: number }): Promise<FastifyInstance> {
+  registerProcessMetrics(registry);
+  const app = Fastify({ logger: false });
+  app.get('/metrics', async (_req, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  await app.listen(where);
+  return app;
 }

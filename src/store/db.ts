@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
@@ -54,8 +54,9 @@ export function openDb(settings: Settings): Db {
       close: () => kysely.destroy(),
     };
   }
-  mkdirSync(settings.dataDir, { recursive: true });
-  const sqlite = openSqliteFile(join(settings.dataDir, 'pressroom.db'));
+  const file = join(settings.dataDir, 'pressroom.db');
+  restrictToOwner(settings.dataDir, file);
+  const sqlite = openSqliteFile(file);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     kysely,
@@ -66,6 +67,18 @@ export function openDb(settings: Settings): Db {
     reclaimSpace: () => kysely.connection().execute(async () => reclaimSqliteSpace(sqlite)),
     close: () => kysely.destroy(),
   };
+}
+
+/**
+ * The database holds password hashes, the token-signing secret and customers' data: the data
+ * folder is 0700 and the database 0600 (SQLite gives its -wal and -shm files the database's
+ * mode). Applied at every start, so files an earlier version created 0644 are closed too.
+ */
+function restrictToOwner(dataDir: string, file: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
 }
 
 /**

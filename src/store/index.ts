@@ -17,6 +17,7 @@ export * as authFailures from './auth-failures.js';
 export type { FailureCount } from './auth-failures.js';
 export type { StatsRow, StatsFilter } from './stats.js';
 export * as stepEvents from './step-events.js';
+export { queueDepth, type QueueDepth } from './queue-depth.js';
 export type { StepEventRow } from './step-events.js';
 export * as ticketHistory from './ticket-history.js';
 export type { HistoryRow, HistoryFilter } from './ticket-history.js';

@@ -14,6 +14,7 @@ import type { Step, StepOutcome } from './step.js';
 /** Steps whose config.ion holds `redeliverOnError`; the others (convert, aggregate) are never redelivered. */
 const redeliverySteps = ['renderpdf', 'renderpptx', 'upload', 'callback', 'error'] as const;
 const hasRedeliveryRules = (step: string): step is (typeof redeliverySteps)[number] => (redeliverySteps as readonly string[]).includes(step);
+import { reportStep } from './step-report.js';
 import { timelineWriter } from './timeline.js';
 
 /**
@@ -139,6 +140,9 @@ export class Worker {
       tickets.renewLease(ctx.db.kysely, ticket.id, ticket.attempt, this.id, ctx.now() + ctx.settings.leaseMs).catch((err: unknown) => ctx.logger.warn({ err }, 'lease renewal failed'));
     }, Math.max(250, Math.floor(ctx.settings.leaseMs / 3)));
     this.inFlight.set(ticket.id, { ref, renew });
+    const claimedAt = ctx.now();
+    const started = performance.now();
+    ctx.logger.debug({ ticket: ticket.id, tenant: ticket.tenant, project: ticket.project, step: stepName, attempt: ticket.attempt }, 'step claimed');
     let outcome: StepOutcome;
     await timelineWriter.started(ctx, ticket, stepName);
     try {
@@ -171,6 +175,7 @@ export class Worker {
       return;
     }
     await timelineWriter.ended(ctx, ticket, outcome);
+    reportStep(ctx, ticket, stepName, outcome, patch, { claimedAt, ms: performance.now() - started });
     if (patch.complete === 1 && ticket.aggregate_id) await this.wakeAggregate(ticket);
     if (patch.complete === 1) await this.notifier.publish(`done:${ticket.id}`).catch(() => {});
     else if (patch.next) await this.notifier.publish('new').catch(() => {});

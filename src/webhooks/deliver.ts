@@ -79,6 +79,7 @@ export async function deliver(input: DeliveryInput, step: WebhookStep): Promise<
       const url = fill(urls[index]!, values, escapes.url);
       const target: Target = { index, url, conn: matchConnection(connections, url), ev, values };
       const result = step === 'upload' ? await upload(run, target) : await notify(run, target);
+      ctx.metrics.webhookAttempt(step, isDeliveryFailure(result) ? 'failed' : 'delivered');
       if (isDeliveryFailure(result)) return fail(result);
       if (step === 'upload') {
         // Statistics must not fail a delivery that happened; a failed write is only logged.
