@@ -4,7 +4,8 @@
 // listed as `line:column message` and marked in the editor, a template that loops forever is
 // stopped at the time limit while the service keeps answering, Save writes the template to the
 // repository and Render runs the real pipeline, a 401 mid-session loses nothing in the editor,
-// and a config.ion that does not validate shows the service's error at its property before saving.
+// a template over the size limit is refused with the service's message, and a config.ion that
+// does not validate shows the service's error at its property before saving.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
@@ -236,6 +237,30 @@ describe('Studio playground and repository [sqlite]', { skip }, () => {
     await page.getByRole('alert').filter({ hasText: `Not saved: ${expected}` }).waitFor();
     const stored = await t.fetch(`/rest/repository/files/${path}`, { token: tokens.admin, headers: { accept: '*/*' } });
     assert.equal(await stored.text(), original);
+  });
+
+  test('a template over the preview size limit is refused with the service message; the next preview works', async () => {
+    const { page } = b;
+    await openPlayground(page, t.url);
+    // Over the 1 MiB limit of a preview's template, in short lines (pasted at once).
+    const big = `= Big\n${`${'x'.repeat(99)}\n`.repeat(11_000)}`;
+    const res = await t.fetch('/rest/tenants/acme/projects/shop/preview', { method: 'POST', token: tokens.admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ template: big }) });
+    assert.equal(res.status, 413);
+    const { message } = (await res.json()) as { message: string };
+    await templateEditor(page).click();
+    await page.keyboard.press('Control+A');
+    // As a paste arrives (typing a megabyte through the input path takes minutes in chromium).
+    await page.evaluate(`(() => {
+      const data = new DataTransfer();
+      data.setData('text/plain', ${JSON.stringify(big)});
+      document.querySelector('[aria-label="Template"]').dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    })()`);
+    const alert = page.getByRole('alert').filter({ hasText: `Too large to preview: ${message}` });
+    await alert.waitFor();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('Small again');
+    await previewShows(page, 'Small again');
+    await alert.waitFor({ state: 'detached' });
   });
 
   test('the Studio asked nothing of any other host', () => {
