@@ -6,7 +6,7 @@ import { lintGutter, setDiagnostics, type Diagnostic as CmDiagnostic } from '@co
 import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/search';
 import { Compartment, EditorState, type Extension } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 
 export interface Marker {
   line: number;
@@ -66,18 +66,23 @@ export function CodeEditor({ label, value, onChange, language, markers = [] }: P
     // The editor is made once; value, language and markers follow in the effects below.
   }, []);
 
-  // Text set from outside (a template opened, a file loaded) replaces the document.
-  useEffect(() => {
+  // Text set from outside (a template opened, a file loaded) replaces the document. Compared in
+  // a layout effect, in the same task as the render that read `value`: a plain effect runs after
+  // paint, when the person may have typed on, and would put the older text back into the editor
+  // (whose change then renders the next older one: the editor and the page ping-pong for ever).
+  useLayoutEffect(() => {
     const v = view.current;
     if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
   }, [value]);
   useEffect(() => {
     view.current?.dispatch({ effects: languageSlot.current.reconfigure(language) });
   }, [language]);
-  useEffect(() => {
+  // Markers are a new array on every render of the parent: set again only when they change.
+  const markersKey = JSON.stringify(markers);
+  useLayoutEffect(() => {
     const v = view.current;
     if (v) v.dispatch(setDiagnostics(v.state, toCm(v.state, markers)));
-  }, [markers]);
+  }, [markersKey]);
 
   return <div class="editor" ref={host} />;
 }

@@ -1,6 +1,8 @@
 // Live preview: after each edit (debounced a little), compile through the preview API. One
 // request at a time; edits made meanwhile are sent together as soon as it returns, so the
-// preview always catches up with the latest text without queueing stale compiles.
+// preview always catches up with the latest text without queueing stale compiles. An answer is
+// decoded and shown while the next request is already on its way (decoding a page's SVG takes
+// about as long as compiling it), and an answer older than the one shown is dropped.
 import { api } from '../../api/client';
 import type { Diagnostic } from '../../api/pending';
 import { busy, compileMs, data, dataType, diagnostics, pages, previewError, template, type PreviewPage } from '../../state/playground';
@@ -11,6 +13,10 @@ const DEBOUNCE_MS = 25;
 let timer: ReturnType<typeof setTimeout> | undefined;
 let running = false;
 let again = false;
+/** Requests sent, the newest answer shown (by send order), answers being decoded. */
+let sent = 0;
+let shown = 0;
+let decoding = 0;
 let project: ProjectAccess | null = null;
 
 /** Compile the current editors' content soon (called on every change). */
@@ -49,36 +55,58 @@ async function run(): Promise<void> {
   if (!p) return;
   running = true;
   busy.value = true;
+  const mine = ++sent;
+  // What the answer changes on screen, applied unless a newer answer is already shown.
+  let apply: () => Promise<void>;
+  const settle = (fn: () => void) => async () => {
+    if (mine < shown) return;
+    shown = mine;
+    fn();
+  };
   try {
     const r = await api.POST('/rest/tenants/{tenant}/projects/{project}/preview', {
       params: { path: { tenant: p.tenant, project: p.project } },
       body: { template: template.value, data: data.value, dataType: dataType.value, format: 'svg' },
     });
     if (r.response.ok && r.data) {
-      show(await toPages(r.data.pages));
-      compileMs.value = r.data.compileMs;
-      diagnostics.value = [];
-      previewError.value = null;
+      const answer = r.data;
+      apply = async () => {
+        const next = await toPages(answer.pages);
+        if (mine < shown) return next.forEach((page) => URL.revokeObjectURL(page.url));
+        shown = mine;
+        show(next);
+        compileMs.value = answer.compileMs;
+        diagnostics.value = [];
+        previewError.value = null;
+      };
     } else {
       const body = (r.error ?? {}) as { message?: string; diagnostics?: Diagnostic[] };
       const status = r.response.status;
-      if (status === 422 && body.diagnostics?.length) {
-        diagnostics.value = body.diagnostics;
-        previewError.value = null;
-      } else {
-        diagnostics.value = [];
-        const prefix = status === 504 ? 'Stopped at the time limit' : status === 413 ? 'Too large to preview' : status === 401 ? 'Signed out' : `Preview failed (HTTP ${status})`;
-        previewError.value = `${prefix}: ${body.message ?? 'no details'}`;
-      }
+      apply = settle(() => {
+        if (status === 422 && body.diagnostics?.length) {
+          diagnostics.value = body.diagnostics;
+          previewError.value = null;
+        } else {
+          diagnostics.value = [];
+          const prefix = status === 504 ? 'Stopped at the time limit' : status === 413 ? 'Too large to preview' : status === 401 ? 'Signed out' : `Preview failed (HTTP ${status})`;
+          previewError.value = `${prefix}: ${body.message ?? 'no details'}`;
+        }
+      });
     }
   } catch (err) {
-    previewError.value = `The preview could not reach the service: ${err instanceof Error ? err.message : String(err)}`;
+    apply = settle(() => (previewError.value = `The preview could not reach the service: ${err instanceof Error ? err.message : String(err)}`));
   } finally {
     running = false;
-    busy.value = again;
     if (again) {
       again = false;
       void run();
     }
+  }
+  decoding++;
+  try {
+    await apply();
+  } finally {
+    decoding--;
+    busy.value = running || decoding > 0;
   }
 }

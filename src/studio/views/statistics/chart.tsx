@@ -14,11 +14,13 @@ interface Props {
   x: number[];
   series: Series[];
   unit: string;
+  /** The period asked for, epoch seconds: the x axis spans it even when few intervals have tickets. */
+  period?: [number, number];
   format(n: number): string;
 }
 
 /** One uPlot chart with a data table beside it for screen readers and exact values. */
-export function Chart({ title, x, series, unit, format }: Props) {
+export function Chart({ title, x, series, unit, period, format }: Props) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = host.current!;
@@ -29,7 +31,9 @@ export function Chart({ title, x, series, unit, format }: Props) {
         height: 220,
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, fill: `${s.color}55`, paths: series.length === 1 ? bars : undefined, width: 2, points: { show: x.length < 60 } }))],
         axes: [{}, { values: (_u, ticks) => ticks.map((t) => format(t)), size: 70 }],
-        scales: { x: { time: true } },
+        // The asked period (and any interval outside it). Left to itself, uPlot widens a single
+        // interval by 86400 / 1e-3 s, about 2.7 years, as if time were in milliseconds.
+        scales: { x: period ? { time: true, range: (): [number, number] => [Math.min(period[0], ...x), Math.max(period[1], ...x)] } : { time: true } },
         legend: { show: true },
       },
       [x, ...series.map((s) => s.values)],
@@ -41,7 +45,7 @@ export function Chart({ title, x, series, unit, format }: Props) {
       resize.disconnect();
       plot.destroy();
     };
-  }, [x, series]);
+  }, [x, series, period?.[0], period?.[1]]);
 
   const id = `chart-${title.replace(/\W+/g, '-').toLowerCase()}`;
   return (

@@ -68,6 +68,12 @@ export function StatisticsView() {
     };
   }, [data]);
 
+  // The x axis: from the asked start to the end of the current interval.
+  const period = useMemo((): [number, number] => {
+    const step = { hour: 3600, day: 86_400, month: 31 * 86_400, year: 366 * 86_400 }[unit];
+    return [Math.floor(Date.parse(startFor(unit)) / 1000), Math.ceil(Date.now() / 1000) + step];
+  }, [unit, data]);
+
   return (
     <main id="main" tabIndex={-1}>
       <h1>Statistics</h1>
@@ -98,9 +104,9 @@ export function StatisticsView() {
       {charts && charts.x.length === 0 && <p role="status">No tickets were completed in this period.</p>}
       {charts && charts.x.length > 0 && (
         <div class="charts">
-          <Chart title="Tickets and errors" unit={`per ${unit}`} x={charts.x} series={charts.tickets} format={(n) => formatInt(Math.round(n))} />
-          <Chart title="Processing time" unit="average per ticket" x={charts.x} series={charts.time} format={(n) => formatMs(n)} />
-          <Chart title="Pages" unit={`per ${unit}`} x={charts.x} series={charts.pages} format={(n) => formatInt(Math.round(n))} />
+          <Chart period={period} title="Tickets and errors" unit={`per ${unit}`} x={charts.x} series={charts.tickets} format={(n) => formatInt(Math.round(n))} />
+          <Chart period={period} title="Processing time" unit="average per ticket" x={charts.x} series={charts.time} format={(n) => formatMs(n)} />
+          <Chart period={period} title="Pages" unit={`per ${unit}`} x={charts.x} series={charts.pages} format={(n) => formatInt(Math.round(n))} />
         </div>
       )}
     </main>
