@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { parseAllDocuments } from 'yaml';
 import { definitions, InvalidSettingsError, loadSettings } from '../src/config/settings.js';
 import { installMetrics } from '../src/http/metrics.js';
+import { ServiceMetrics } from '../src/metrics/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const manifestDir = 'docs/deploy/kubernetes';
@@ -400,14 +401,15 @@ describe('Grafana dashboard docs/grafana-dashboard.json', () => {
     }
     // The real registry: one request so that labelled series exist, then every metric with its labels.
     app = Fastify();
-    const registry = installMetrics(app);
+    const registry = installMetrics(app, new ServiceMetrics().registry);
     app.get('/probe', async () => 'ok');
     await app.ready();
     await app.inject({ method: 'GET', url: '/probe' });
     for (const metric of await registry.getMetricsAsJSON()) {
       const type = String(metric.type);
       const names = type === 'histogram' ? ['_bucket', '_count', '_sum'].map((s) => metric.name + s) : type === 'summary' ? [metric.name, `${metric.name}_count`, `${metric.name}_sum`] : [metric.name];
-      for (const name of names) series.set(name, { family: metric.name, type, labels: new Set() });
+      // A planned metric keeps its declared labels: with no samples yet, the registry shows none.
+      for (const name of names) if (!series.has(name)) series.set(name, { family: metric.name, type, labels: new Set() });
       for (const v of metric.values as { labels: Record<string, unknown>; metricName?: string }[]) {
         for (const label of Object.keys(v.labels)) series.get(v.metricName ?? metric.name)?.labels.add(label);
       }
