@@ -79,10 +79,10 @@ module.exports = {
     },
     {
       name: 'engines-pure',
-      comment: 'Engines are bytes in, bytes out: they import other engine modules and packages, no domain module.',
+      comment: 'Engines are bytes in, bytes out: they import other engine modules and packages, no domain module (the ZIP reader, a bounded byte utility over yauzl, excepted).',
       severity: 'error',
       from: { path: '^src/engines/' },
-      to: { path: '^src/', pathNot: '^src/engines/' },
+      to: { path: '^src/', pathNot: ['^src/engines/', '^src/zip/reader\\.ts$'] },
     },
     {
       name: 'drivers-in-store-only',

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { builtinMasterPath, renderPptx } from '../src/steps/render-pptx/index.js';
+import { builtinMasterPath, renderPptx } from '../src/engines/pptx/index.js';
 import { tinyPng } from '../test/helpers/png.js';
 
 /** The benchmark deck: title, then 19 slides cycling bullets, picture, table (10 rows), two columns; notes on each. */

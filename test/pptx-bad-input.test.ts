@@ -2,8 +2,8 @@
 // PptxError of the right kind whose message names the culprit.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PptxError, renderPptx } from '../src/steps/render-pptx/index.js';
-import { writeZip } from '../src/steps/render-pptx/zip-write.js';
+import { PptxError, renderPptx } from '../src/engines/pptx/index.js';
+import { writeZip } from '../src/engines/pptx/zip-write.js';
 import { readZip } from '../src/zip/index.js';
 import { cloneMaster, defaultMaster, render } from './fixtures/pptx/render.js';
 import { tinyPng } from './helpers/png.js';

@@ -1,9 +1,9 @@
 // Each mapping option of renderpptx/config.ion, shown by the difference it makes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildDefaultMaster } from '../src/steps/render-pptx/default-master/index.js';
-import { PptxError, type PptxOptions } from '../src/steps/render-pptx/index.js';
-import { writeZip } from '../src/steps/render-pptx/zip-write.js';
+import { buildDefaultMaster } from '../src/engines/pptx/default-master/index.js';
+import { PptxError, type PptxOptions } from '../src/engines/pptx/index.js';
+import { writeZip } from '../src/engines/pptx/zip-write.js';
 import { readZip } from '../src/zip/index.js';
 import { find } from './fixtures/pptx/deck.js';
 import { cloneMaster, render } from './fixtures/pptx/render.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildDefaultMaster } from '../src/steps/render-pptx/default-master/index.js';
-import { attr, child } from '../src/steps/render-pptx/xml.js';
+import { buildDefaultMaster } from '../src/engines/pptx/default-master/index.js';
+import { attr, child } from '../src/engines/pptx/xml.js';
 import { find } from './fixtures/pptx/deck.js';
 import { cloneMaster, render, tinyGif, tinyJpeg } from './fixtures/pptx/render.js';
 import { tinyPng } from './helpers/png.js';

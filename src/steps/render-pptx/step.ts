@@ -9,10 +9,10 @@ import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../
 import { ArtifactWriter, transformedInput, unexpectedFailure } from '../step-support.js';
 import { masterPathOf, outputNameOf, targets } from '../targets.js';
 import type { Transformer } from '../../engines/xslt/index.js';
-import { builtinMasterPath } from './builtin.js';
-import { PptxError } from './errors.js';
-import type { PptxOptions } from './mapping.js';
-import { renderPptx } from './render.js';
+import { builtinMasterPath } from '../../engines/pptx/builtin.js';
+import { PptxError } from '../../engines/pptx/errors.js';
+import type { PptxOptions } from '../../engines/pptx/mapping.js';
+import { renderPptx } from '../../engines/pptx/render.js';
 
 const target = targets.pptx;
 const DEFAULT_MAX_EXECUTION_MS = 3_600_000;

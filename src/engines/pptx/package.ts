@@ -1,7 +1,7 @@
 // The OPC package of a deck: parts by name, their relationships and content types.
 // Parts are parsed only when asked for; everything else is carried through as bytes.
 import { posix } from 'node:path';
-import { readZip } from '../../zip/index.js';
+import { readZip } from '../../zip/reader.js';
 import { PptxError } from './errors.js';
 import { cachedEntries, masterKey, rememberEntries, type MasterEntry } from './master-cache.js';
 import { NS } from './ooxml.js';

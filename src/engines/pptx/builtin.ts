@@ -6,7 +6,7 @@ const RELATIVE = join('templates', 'pptx', 'default.pptx');
 
 /**
  * The package root: the nearest folder above `start` with a package.json and the built-in
- * deck. This file runs from src/steps/render-pptx under tsx and from dist/steps/render-pptx
+ * deck. This file runs from src/engines/pptx under tsx and from dist/engines/pptx
  * when compiled; a package.json on the way without templates (a build marker) is skipped.
  */
 export function findPackageRoot(start: string): string {
