@@ -42,26 +42,25 @@ export async function applyChanges(ctx: Context, changes: readonly Change[]): Pr
   await storeMissingBlobs(ctx, newBlobs);
 
   const released: string[] = [];
-  const applied = await ctx.db.kysely.transaction().execute(async (trx) => {
-    const before = new Map((await repoFiles.findRepoFiles(trx, staged.map((c) => c.path))).map((r) => [r.path, r]));
+  const applied = await repoFiles.changeRepoFiles(ctx.db.kysely, staged.map((c) => c.path), (before) => {
     const out: Applied[] = [];
-    const removals: string[] = [];
+    const put: RepoFileRow[] = [];
+    const remove: string[] = [];
     for (const c of staged) {
       const prev = before.get(c.path);
       if (prev) released.push(prev.blob_key);
       if (c.data && c.sha256) {
         const row: RepoFileRow = { path: c.path, size: c.data.length, sha256: c.sha256, blob_key: blobKeyOf(c.sha256), created: prev?.created ?? now, updated: now };
-        await repoFiles.putRepoFile(trx, row);
+        put.push(row);
         out.push({ path: c.path, kind: 'written', created: !prev, row });
       } else if (prev) {
-        removals.push(c.path);
+        remove.push(c.path);
         out.push({ path: c.path, kind: 'removed', row: prev });
       } else {
         out.push({ path: c.path, kind: 'absent' });
       }
     }
-    await repoFiles.deleteRepoFiles(trx, removals);
-    return out;
+    return { put, remove, result: out };
   });
 
   // Another request may have collected one of our blobs between our write and our commit

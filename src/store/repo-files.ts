@@ -90,3 +90,22 @@ export async function listRepoFilesUnderAny(db: Kysely<Database>, prefixes: stri
     .orderBy('path')
     .execute();
 }
+
+/**
+ * Changes the index rows of `paths` all-or-nothing: in one transaction it reads the rows as they
+ * are, lets `decide` say which rows to write and which paths to remove, and applies that.
+ * Returns `decide`'s result.
+ */
+export async function changeRepoFiles<T>(
+  db: Kysely<Database>,
+  paths: readonly string[],
+  decide: (before: ReadonlyMap<string, RepoFileRow>) => { put: readonly RepoFileRow[]; remove: readonly string[]; result: T },
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    const before = new Map((await findRepoFiles(trx, paths)).map((r) => [r.path, r]));
+    const { put, remove, result } = decide(before);
+    for (const row of put) await putRepoFile(trx, row);
+    await deleteRepoFiles(trx, remove);
+    return result;
+  });
+}
