@@ -21,6 +21,8 @@ export const errorCatalogue = {
   not_acceptable: { status: 406, doc: 'The Accept header is missing or names no type this endpoint can send.' },
   render_timeout: { status: 408, doc: 'Synchronous render not finished within `timeToWait`; the body is the RenderResult.' },
   conflict: { status: 409, doc: 'The tenant, project or user exists already.' },
+  idempotency_in_progress: { status: 409, doc: 'Render: a request with the same Idempotency-Key is still in progress; retry later.' },
+  idempotency_mismatch: { status: 422, doc: 'Render: the Idempotency-Key was used in the last 24 h with a different request (body, Content-Type or query parameters).' },
   template_error: { status: 422, doc: 'Preview: the Typst template does not compile; `diagnostics` lists each message with its file, line and column.' },
   payload_too_large: { status: 413, doc: 'The request body is larger than the configured limit.' },
   unsupported_media_type: { status: 415, doc: 'The Content-Type is not accepted by this endpoint.' },

@@ -67,7 +67,7 @@ describeEachStore('housekeeping across processes', (kind) => {
     assert.deepEqual(readdirSync(join(t.settings.dataDir, 'blobs', 'jobs', 'acme', 'race')), [], 'no folder left behind');
 
     // Idempotent: nothing left to do.
-    assert.deepEqual(await runHousekeeping(t.server.ctx, { now: later }), { files: 0, inputs: 0, tickets: 0, deadAttempts: 0, temp: 0 });
+    assert.deepEqual(await runHousekeeping(t.server.ctx, { now: later }), { files: 0, inputs: 0, tickets: 0, deadAttempts: 0, idempotencyKeys: 0, temp: 0 });
   });
 
   it('sweeps partial blob writes a crashed process left, but not fresh ones', async () => {

@@ -174,7 +174,9 @@ describeEachStore('OpenAPI document', (kind) => {
       assert.equal(typeof op.requestBody?.content['application/xml']?.example, 'string');
       assert.match(String(op.requestBody?.content['application/xml']?.example), /^<\?xml/);
       for (const status of ['202', '408']) assert.equal(op.responses[status]?.content?.['application/json']?.schema?.$ref, '#/components/schemas/RenderResult', `${target} ${status}`);
-      for (const status of ['400', '401', '403', '404', '406', '413', '415', '500']) {
+      // Idempotent submission: the optional header, and its 409 and 422.
+      assert.ok(op.parameters?.some((p) => p.in === 'header' && p.name === 'idempotency-key'), `${target} Idempotency-Key`);
+      for (const status of ['400', '401', '403', '404', '406', '409', '413', '415', '422', '500']) {
         assert.equal(op.responses[status]?.content?.['application/json']?.schema?.$ref, '#/components/schemas/ErrorBody', `${target} ${status}`);
       }
     }

@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { tickets, type ArtifactRow } from '../store/index.js';
 import { mainArtifact, openArtifact } from '../tickets/index.js';
+import { idempotent } from './idempotency.js';
 import { intake } from './intake.js';
 import type { IntakeResult, RenderRequest } from './types.js';
 import { waitForTicket } from './wait.js';
@@ -37,13 +38,23 @@ export type RenderAnswer =
  * when it sends timeToWait and an Accept that prefers a document to JSON, else asynchronous
  * (the ticket ids). Sync mode checks Accept against the actual output (a conversion answers
  * with an image or a ZIP) before anything is stored, so a 406 leaves no ticket behind.
+ *
+ * With an Idempotency-Key, a request the key has seen within 24 h stores nothing and is answered
+ * from the first one's tickets as the first was (see idempotency.ts).
  */
-export async function submitRender(ctx: Context, principal: Principal, req: Omit<RenderRequest, 'checkOutput'>, accept: AcceptHeader): Promise<RenderAnswer> {
+export async function submitRender(
+  ctx: Context,
+  principal: Principal,
+  req: Omit<RenderRequest, 'checkOutput'>,
+  accept: AcceptHeader,
+  idempotency?: { key: string; contentType: string },
+): Promise<RenderAnswer> {
   const outputType = outputTypes[req.target];
   const offered = req.target === 'pdf' ? [outputType, ...convertTypes] : [outputType];
   const timeToWait = syncWait(req.query.timeToWait, offered, accept);
   const checkOutput = timeToWait !== undefined ? (converted: string | undefined) => requireAccepted(accept, converted ?? outputType, converted !== undefined) : undefined;
-  const stored = await intake(ctx, principal, { ...req, ...(checkOutput ? { checkOutput } : {}) });
+  const run = () => intake(ctx, principal, { ...req, ...(checkOutput ? { checkOutput } : {}) });
+  const stored = idempotency ? (await idempotent(ctx, { ...req, ...idempotency }, run)).stored : await run();
   // Synchronous mode returns one document: the aggregate's, or the only ticket's. Several
   // fanout parts without an aggregate have no single result, so they are answered as async.
   const single = stored.aggregate ?? (stored.tickets.length === 1 ? stored.tickets[0]! : null);

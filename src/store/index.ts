@@ -21,3 +21,5 @@ export { queueDepth, type QueueDepth } from './queue-depth.js';
 export type { StepEventRow } from './step-events.js';
 export * as ticketHistory from './ticket-history.js';
 export type { HistoryRow, HistoryFilter } from './ticket-history.js';
+export * as idempotencyKeys from './idempotency-keys.js';
+export type { IdempotencyKeyRow } from './idempotency-keys.js';

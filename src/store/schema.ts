@@ -165,6 +165,21 @@ export interface StepEventsTable {
   error_code: string | null;
 }
 
+/** An Idempotency-Key of a render request (migration 010), kept 24 h from its first use. */
+export interface IdempotencyKeysTable {
+  tenant: string;
+  project: string;
+  key: string;
+  /** sha256 (hex) of the request: target, Content-Type, query parameters and body. */
+  request_hash: string;
+  /** `pending` while the first request runs intake, `done` once its tickets are stored. */
+  state: string;
+  /** Once done: the JSON of the IntakeResult (`{tickets, aggregate}`). */
+  result: string | null;
+  /** When the key was first used (or its row taken over), epoch ms. */
+  created: number;
+}
+
 export interface Database {
   meta: MetaTable;
   users: UsersTable;
@@ -177,4 +192,5 @@ export interface Database {
   quota_usage: QuotaUsageTable;
   auth_failures: AuthFailuresTable;
   step_events: StepEventsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -28,8 +28,9 @@ export async function insertTenant(db: Kysely<Database>, row: TenantRow): Promis
   return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
-/** Deletes a tenant row and its project rows. */
+/** Deletes a tenant row and its project rows (and the idempotency keys of its render requests). */
 export async function deleteTenantRows(db: Kysely<Database>, name: string): Promise<boolean> {
+  await db.deleteFrom('idempotency_keys').where('tenant', '=', name).execute();
   await db.deleteFrom('projects').where('tenant', '=', name).execute();
   const res = await db.deleteFrom('tenants').where('name', '=', name).executeTakeFirst();
   return Number(res.numDeletedRows) > 0;
@@ -51,8 +52,9 @@ export async function insertProject(db: Kysely<Database>, row: ProjectRow): Prom
   return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
-/** Deletes a project row. */
+/** Deletes a project row (and the idempotency keys of its render requests). */
 export async function deleteProjectRow(db: Kysely<Database>, tenant: string, name: string): Promise<boolean> {
+  await db.deleteFrom('idempotency_keys').where('tenant', '=', tenant).where('project', '=', name).execute();
   const res = await db.deleteFrom('projects').where('tenant', '=', tenant).where('name', '=', name).executeTakeFirst();
   return Number(res.numDeletedRows) > 0;
 }

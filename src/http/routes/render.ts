@@ -25,7 +25,17 @@ const inputBody = rawBody(inputTypes, {
   'application/xml': { schema: { type: 'string', description: 'XML data', examples: [exampleXml] } },
   'application/json': { schema: { description: 'JSON data (any JSON value)' } },
 });
-const renderErrors = errors(400, 401, 402, 403, 404, 405, 406, 413, 415, 500, 504);
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description:
+        'Idempotent submission: the same key with the same request within 24 h creates no new job and gets the first answer again (202 body, or in synchronous mode the same ticket\'s result); a different request with the key is a 422, a repeat while the first is still in intake a 409 (docs/rendering.md)',
+    }),
+  ),
+});
+const renderErrors = errors(400, 401, 402, 403, 404, 405, 406, 409, 413, 415, 422, 500, 504);
 const pending = { 202: ref(RenderResult, 'Accepted: the tickets were queued'), 408: ref(RenderResult, 'synchronous mode: not finished within timeToWait; the tickets go on') };
 
 /** POST …/renderpdf, …/renderpptx (and the discouraged POST …/render?outputType=pdf). */
@@ -42,6 +52,7 @@ export async function renderRoutes(app: App, ctx: Context): Promise<void> {
         operationId: 'renderPdf',
         summary: 'Render XML, JSON or ZIP data to PDF',
         params: ProjectParams,
+        headers: IdempotencyHeaders,
         querystring: RenderQuerySchema,
         rawBody: inputBody,
         response: { 200: pdf, ...pending, ...renderErrors },
@@ -57,6 +68,7 @@ export async function renderRoutes(app: App, ctx: Context): Promise<void> {
         operationId: 'renderPptx',
         summary: 'Render XML (presentation format), JSON or ZIP data to a PowerPoint deck from a master .pptx',
         params: ProjectParams,
+        headers: IdempotencyHeaders,
         // convert is a PDF feature: not offered here (asking for it is a 400).
         querystring: Type.Omit(RenderQuerySchema, ['convert']),
         rawBody: inputBody,
@@ -74,6 +86,7 @@ export async function renderRoutes(app: App, ctx: Context): Promise<void> {
         summary: 'Render (discouraged; use renderpdf)',
         deprecated: true,
         params: ProjectParams,
+        headers: IdempotencyHeaders,
         querystring: Type.Composite([RenderQuerySchema, Type.Object({ outputType: Type.Optional(Type.Literal('pdf')) })]),
         rawBody: inputBody,
         response: { 200: pdf, ...pending, ...renderErrors },
@@ -95,7 +108,9 @@ async function render(
   requireProject(principal, tenant, project);
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   const accept = { header: req.headers.accept, negotiate: (offered: readonly string[]) => negotiate(req, offered) };
-  const answer = await submitRender(ctx, principal, { tenant, project, target, query: req.query, contentType: contentType(req), body }, accept);
+  const key = req.headers['idempotency-key'];
+  const idempotency = typeof key === 'string' ? { key, contentType: req.headers['content-type'] ?? '' } : undefined;
+  const answer = await submitRender(ctx, principal, { tenant, project, target, query: req.query, contentType: contentType(req), body }, accept, idempotency);
   if (answer.kind !== 'document') {
     const result: RenderResult = { tickets: answer.stored.tickets.map((id) => ({ id })), ...(answer.stored.aggregate ? { aggregate: { id: answer.stored.aggregate } } : {}) };
     return reply.code(answer.kind === 'queued' ? 202 : 408).send(result);

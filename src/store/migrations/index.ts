@@ -7,6 +7,7 @@ import { fanoutPriority } from './005-fanout-priority.js';
 import { authGuards } from './006-auth-guards.js';
 import { tokenIdentity } from './006-token-identity.js';
 import { stepEvents } from './009-step-events.js';
+import { idempotency } from './010-idempotency.js';
 
 /** Every migration, in order. Names sort lexically; never rename one that shipped. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '006-auth-guards': authGuards,
   '006-token-identity': tokenIdentity,
   '009-step-events': stepEvents,
+  '010-idempotency': idempotency,
 };

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { retention, stepEvents } from '../../store/index.js';
+import { idempotencyKeys, retention, stepEvents } from '../../store/index.js';
 import { attemptFolder, ticketFolder } from '../blob-keys.js';
 
 /** Options of one housekeeping run. */
@@ -24,6 +24,8 @@ export interface HousekeepingResult {
   tickets: number;
   /** Step attempts whose worker died or lost its lease, cleaned of the files they left. */
   deadAttempts: number;
+  /** Idempotency-Keys of render requests past their 24 h. */
+  idempotencyKeys: number;
   /** Stale partial blob writes. */
   temp: number;
 }
@@ -49,7 +51,7 @@ export async function runHousekeeping(ctx: Context, opts: HousekeepingOptions = 
   const batch = opts.batch ?? 100;
   const maxBatches = opts.maxBatches ?? 50;
   const db = ctx.db.kysely;
-  const result: HousekeepingResult = { files: 0, inputs: 0, tickets: 0, deadAttempts: 0, temp: 0 };
+  const result: HousekeepingResult = { files: 0, inputs: 0, tickets: 0, deadAttempts: 0, idempotencyKeys: 0, temp: 0 };
 
   /** Runs `step` until it finds less than a full batch, or the budget is spent. */
   const drain = async (step: () => Promise<{ found: number; removed: number }>): Promise<number> => {
@@ -108,6 +110,13 @@ export async function runHousekeeping(ctx: Context, opts: HousekeepingOptions = 
       }),
     );
     return { found: candidates.length, removed: mine.length };
+  });
+
+  // Keys past their window answer nothing any more (a request with one starts afresh).
+  const keysBefore = now - idempotencyKeys.WINDOW_MS;
+  result.idempotencyKeys += await drain(async () => {
+    const keys = await idempotencyKeys.expired(db, keysBefore, batch);
+    return { found: keys.length, removed: await idempotencyKeys.deleteExpired(db, keys, keysBefore) };
   });
 
   // Deleted rows linger in free pages and the WAL until reclaimed; customers' data must not.
