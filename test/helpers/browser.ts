@@ -24,11 +24,13 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Builds dist/studio with Vite when it is missing or older than src/studio (tests run from source). */
+/** Builds dist/studio with Vite when it is missing or older than src/studio or templates/typst (tests run from source). */
 export function ensureStudioBuilt(): void {
   const index = join(STUDIO_DIR, 'index.html');
   const root = new URL('../../', import.meta.url).pathname;
-  if (existsSync(index) && statSync(index).mtimeMs >= newestMtime(join(root, 'src', 'studio'))) return;
+  // The Studio bundles the built-in template too (the playground's starting text).
+  const sources = Math.max(newestMtime(join(root, 'src', 'studio')), newestMtime(join(root, 'templates', 'typst')));
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
   const r = spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('vite build of the Studio failed');
 }
