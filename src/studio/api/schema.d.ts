@@ -1843,7 +1843,10 @@ export interface operations {
                 /** @description PDF-to-image conversion (matrix style); renderpdf only */
                 convert?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Idempotent submission: the same key with the same request within 24 h creates no new job and gets the first answer again (202 body, or in synchronous mode the same ticket's result); a different request with the key is a 422, a repeat while the first is still in intake a 409 (docs/rendering.md) */
+                "idempotency-key"?: string;
+            };
             path: {
                 tenant: string;
                 project: string;
@@ -1957,6 +1960,15 @@ export interface operations {
                     "application/json": components["schemas"]["RenderResult"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Payload Too Large */
             413: {
                 headers: {
@@ -1968,6 +1980,15 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2019,7 +2040,10 @@ export interface operations {
                 /** @description synchronous mode: wait up to this many msec */
                 timeToWait?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Idempotent submission: the same key with the same request within 24 h creates no new job and gets the first answer again (202 body, or in synchronous mode the same ticket's result); a different request with the key is a 422, a repeat while the first is still in intake a 409 (docs/rendering.md) */
+                "idempotency-key"?: string;
+            };
             path: {
                 tenant: string;
                 project: string;
@@ -2130,6 +2154,15 @@ export interface operations {
                     "application/json": components["schemas"]["RenderResult"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Payload Too Large */
             413: {
                 headers: {
@@ -2141,6 +2174,15 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2195,7 +2237,10 @@ export interface operations {
                 convert?: string;
                 outputType?: "pdf";
             };
-            header?: never;
+            header?: {
+                /** @description Idempotent submission: the same key with the same request within 24 h creates no new job and gets the first answer again (202 body, or in synchronous mode the same ticket's result); a different request with the key is a 422, a repeat while the first is still in intake a 409 (docs/rendering.md) */
+                "idempotency-key"?: string;
+            };
             path: {
                 tenant: string;
                 project: string;
@@ -2309,6 +2354,15 @@ export interface operations {
                     "application/json": components["schemas"]["RenderResult"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Payload Too Large */
             413: {
                 headers: {
@@ -2320,6 +2374,15 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
