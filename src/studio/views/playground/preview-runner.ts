@@ -1,8 +1,8 @@
-// Live preview: after each edit (debounced a little), compile through the preview API. One
-// request at a time; edits made meanwhile are sent together as soon as it returns, so the
-// preview always catches up with the latest text without queueing stale compiles. An answer is
-// decoded and shown while the next request is already on its way (decoding a page's SVG takes
-// about as long as compiling it), and an answer older than the one shown is dropped.
+// Live preview: after each edit (debounced a little), compile through the preview API. A newer
+// edit aborts the request still on its way (the service drops a preview whose client went
+// away), so the latest text is sent at once instead of waiting for a stale compile. An answer
+// is decoded and shown while the next request may already be on its way (decoding a page's SVG
+// takes about as long as compiling it), and an answer older than the one shown is dropped.
 import { api } from '../../api/client';
 import type { Diagnostic } from '../../api/pending';
 import { busy, compileMs, data, dataType, diagnostics, pages, previewError, template, type PreviewPage } from '../../state/playground';
@@ -11,8 +11,8 @@ import type { ProjectAccess } from '../../state/session';
 const DEBOUNCE_MS = 25;
 
 let timer: ReturnType<typeof setTimeout> | undefined;
-let running = false;
-let again = false;
+/** The request on its way, aborted when a newer text is sent. */
+let inflight: AbortController | null = null;
 /** Requests sent, the newest answer shown (by send order), answers being decoded. */
 let sent = 0;
 let shown = 0;
@@ -47,13 +47,11 @@ function show(next: PreviewPage[]): void {
 }
 
 async function run(): Promise<void> {
-  if (running) {
-    again = true;
-    return;
-  }
   const p = project;
   if (!p) return;
-  running = true;
+  inflight?.abort();
+  const controller = new AbortController();
+  inflight = controller;
   busy.value = true;
   const mine = ++sent;
   // What the answer changes on screen, applied unless a newer answer is already shown.
@@ -67,6 +65,7 @@ async function run(): Promise<void> {
     const r = await api.POST('/rest/tenants/{tenant}/projects/{project}/preview', {
       params: { path: { tenant: p.tenant, project: p.project } },
       body: { template: template.value, data: data.value, dataType: dataType.value, format: 'svg' },
+      signal: controller.signal,
     });
     if (r.response.ok && r.data) {
       const answer = r.data;
@@ -94,19 +93,18 @@ async function run(): Promise<void> {
       });
     }
   } catch (err) {
+    // Superseded by a newer text: its own request shows the answer.
+    if (controller.signal.aborted) return;
     apply = settle(() => (previewError.value = `The preview could not reach the service: ${err instanceof Error ? err.message : String(err)}`));
   } finally {
-    running = false;
-    if (again) {
-      again = false;
-      void run();
-    }
+    if (inflight === controller) inflight = null;
+    busy.value = inflight !== null || decoding > 0;
   }
   decoding++;
   try {
     await apply();
   } finally {
     decoding--;
-    busy.value = running || decoding > 0;
+    busy.value = inflight !== null || decoding > 0;
   }
 }
