@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { counters, serve, startAssetServer, type AssetServer } from './helpers/asset-server.js';
-import { pdfImageCount, pdfText } from './helpers/pdf.js';
+import { pdfImageCount, pdfPageCount, pdfText } from './helpers/pdf.js';
 import { tinyPng } from './helpers/png.js';
 import { artifactPdf, putFile, setupProject, submit, waitComplete, type Status } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -65,7 +65,10 @@ describeEachStore('media assets', (kind) => {
     const images = [0, 1, 2, 3].map((i) => tinyPng(40 + i, 30));
     images.forEach((img, i) => cdn.route(`/par/${i}.png`, serve(img, png, { delayMs: 2000 })));
     const { pdf, log } = await render(sheet(...images.map((_, i) => `${cdn.base}/par/${i}.png`)));
-    assert.equal(await pdfImageCount(pdf, 0), 4);
+    // Four items with a picture each: every picture is embedded (the default template starts a page per such item).
+    let embedded = 0;
+    for (let page = 0; page < (await pdfPageCount(pdf)); page++) embedded += await pdfImageCount(pdf, page);
+    assert.equal(embedded, 4);
     const hits = cdn.hits.filter((h) => h.path.startsWith('/par/'));
     assert.equal(hits.length, 4);
     assert.ok(Math.max(...hits.map((h) => h.start)) < Math.min(...hits.map((h) => h.end)), 'all four requests were in progress at once');
