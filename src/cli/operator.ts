@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createOperator, resetOperatorPassword } from '../auth/index.js';
-import { loadSettings, MIN_PASSWORD_LENGTH } from '../config/settings.js';
-import { AppError } from '../errors.js';
-import { migrate, openDb } from '../store/index.js';
+import { MIN_PASSWORD_LENGTH } from '../config/settings.js';
+import { onStore } from './on-store.js';
 import { readStdin } from './prompt.js';
 
 export const operatorUsage = `usage: pressroom operator create [<name>] [--password-stdin]
@@ -46,21 +45,9 @@ export async function operatorCommand(args: string[]): Promise<number> {
     return 0;
   }
   const password = req.passwordStdin ? await readStdin() : null;
-  const settings = loadSettings();
-  const db = openDb(settings);
-  try {
-    await migrate(db, settings.databaseSchema);
+  return onStore(async (db) => {
     const done = req.sub === 'create' ? await createOperator(db, { name: req.name, password }) : await resetOperatorPassword(db, { name: req.name, password });
     const what = req.sub === 'create' ? `created operator ${done.name}` : `changed the password of operator ${done.name}; its tokens no longer work`;
     process.stdout.write(done.generatedPassword === null ? `${what}\n` : `${what}\npassword (shown only now): ${done.generatedPassword}\n`);
-    return 0;
-  } catch (err) {
-    if (err instanceof AppError) {
-      process.stderr.write(`error: ${err.publicMessage}\n`);
-      return 1;
-    }
-    throw err;
-  } finally {
-    await db.close();
-  }
+  });
 }

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { addUser, listUsers, removeUser, scopes, setPassword, type Scope } from '../auth/index.js';
-import { loadSettings } from '../config/settings.js';
-import { AppError } from '../errors.js';
-import { migrate, openDb, type Db } from '../store/index.js';
+import type { Db } from '../store/index.js';
+import { onStore } from './on-store.js';
 import { promptSecret, readStdin } from './prompt.js';
 
 export const usersUsage = `usage: pressroom users add <name> --tenant T --project P --scope jobs|admin [--password-stdin]
@@ -99,19 +98,5 @@ export async function usersCommand(args: string[]): Promise<number> {
     process.stderr.write(`${req}\n${usersUsage}\n`);
     return 2;
   }
-  const settings = loadSettings();
-  const db = openDb(settings);
-  try {
-    await migrate(db, settings.databaseSchema);
-    await run(db, req);
-    return 0;
-  } catch (err) {
-    if (err instanceof AppError) {
-      process.stderr.write(`error: ${err.publicMessage}\n`);
-      return 1;
-    }
-    throw err;
-  } finally {
-    await db.close();
-  }
+  return onStore((db) => run(db, req));
 }
