@@ -36,6 +36,24 @@ async function until(what: string, cond: () => boolean, timeoutMs = 20_000): Pro
   }
 }
 
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Runs jobs until one runs on a process other than `pid` (a recycled process serves until its replacement is ready). */
+async function jobsUntilAnotherProcess(p: ProcessPool<Job, Result, unknown>, pid: number, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await p.run({ op: 'echo', value: '' })).pid === pid) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for a job on the replacement process');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 const kindOf = (kind: string) => (err: unknown) => err instanceof PoolError && err.kind === kind;
 
 describe('process pool', () => {
@@ -121,17 +139,21 @@ describe('process pool', () => {
     assert.equal((await p.run({ op: 'echo', value: 'next' })).value, 'next');
   });
 
-  it('recycles a process that stays grown past the threshold after its job, or served its number of jobs', { skip: linux }, async () => {
+  it('recycles a process that grew past the threshold or served its number of jobs: it serves on until its replacement is ready, then goes', { skip: linux }, async () => {
     const grown = pool({ recycleRssBytes: 150 * MiB });
     const first = await grown.run({ op: 'hold', mb: 200 });
-    assert.notEqual((await grown.run({ op: 'echo', value: '' })).pid, first.pid);
     assert.equal(grown.stats().replaced.recycled, 1);
+    await jobsUntilAnotherProcess(grown, first.pid);
+    await until('the grown process to end', () => !alive(first.pid));
+    assert.deepEqual({ ...grown.stats(), replaced: undefined }, { size: 1, starting: 0, idle: 1, busy: 0, queued: 0, started: 2, replaced: undefined });
 
     const counted = pool({ recycleAfterJobs: 2 });
-    const pids = [];
-    for (let i = 0; i < 3; i++) pids.push((await counted.run({ op: 'echo', value: '' })).pid);
+    const pids: number[] = [];
+    for (let i = 0; i < 2; i++) pids.push((await counted.run({ op: 'echo', value: '' })).pid);
     assert.equal(pids[0], pids[1]);
-    assert.notEqual(pids[1], pids[2]);
+    await jobsUntilAnotherProcess(counted, pids[0]!);
+    await until('the counted-out process to end', () => !alive(pids[0]!));
+    assert.equal(counted.stats().replaced.recycled, 1);
   });
 
   it('fails waiting jobs when a process cannot start, instead of restarting it in a loop', async () => {

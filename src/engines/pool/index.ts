@@ -1,6 +1,6 @@
 // The one process pool every out-of-process engine (Typst, MuPDF, XSLT) runs in.
 export { ProcessPool } from './process-pool.js';
-export type { PoolStats, ProcessPoolOptions, RunOptions } from './pool-options.js';
+export type { PoolStats, ProcessPoolOptions, ProcessRef, RunOptions } from './pool-options.js';
 export { PoolError, type PoolErrorKind } from './pool-error.js';
 export { dataLimitBytes, mib, residentBytes } from './memory.js';
 export type { NodeCommand } from './spawn-node.js';

@@ -26,6 +26,12 @@ export interface ProcessPoolOptions {
   logger: Logger;
 }
 
+/** One engine process, as a job builder sees it: the same object for every job of that process. */
+export interface ProcessRef {
+  /** Counts processes started in this server process, from 1. */
+  readonly serial: number;
+}
+
 /** One job's options. */
 export interface RunOptions<Progress> {
   timeoutMs?: number;

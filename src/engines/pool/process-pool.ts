@@ -1,11 +1,11 @@
-import type { PoolStats, ProcessPoolOptions, RunOptions } from './pool-options.js';
+import type { PoolStats, ProcessPoolOptions, ProcessRef, RunOptions } from './pool-options.js';
 import { PoolError } from './pool-error.js';
 import type { ChildMessage } from './protocol.js';
 import { dataLimitBytes, mib, residentBytes } from './memory.js';
 import { ProcessSlot } from './process-slot.js';
 
 interface Task<Job, Result, Progress> {
-  job: Job | (() => Job);
+  job: Job | ((process: ProcessRef) => Job);
   timeoutMs: number;
   onProgress: ((progress: Progress) => void) | undefined;
   resolve: (result: Result) => void;
@@ -31,8 +31,12 @@ export class ProcessPool<Job, Result, Progress = never> {
     this.refill();
   }
 
-  /** Runs a job (or builds it when a process is free, for jobs that depend on earlier results). */
-  run(job: Job | (() => Job), options: RunOptions<Progress> = {}): Promise<Result> {
+  /**
+   * Runs a job, or builds it once a process is free for it: for jobs that depend on earlier
+   * results, or on what that process already holds (`process` is the same object for all of
+   * one process's jobs, and a new one for its replacement).
+   */
+  run(job: Job | ((process: ProcessRef) => Job), options: RunOptions<Progress> = {}): Promise<Result> {
     if (this.closed) return Promise.reject(new PoolError('closed', `the ${this.opts.name} pool is closed`));
     if (options.signal?.aborted) return Promise.reject(new PoolError('cancelled', `${this.opts.name} job cancelled`));
     return new Promise((resolve, reject) => {
@@ -69,9 +73,10 @@ export class ProcessPool<Job, Result, Progress = never> {
     await Promise.all([...this.alive].map((slot) => slot.kill()));
   }
 
-  private start(): void {
+  private start(replaces: ProcessSlot<Task<Job, Result, Progress>> | null = null): void {
     const { memoryCeilingBytes } = this.opts;
     const slot = new ProcessSlot<Task<Job, Result, Progress>>(this.opts.command(), memoryCeilingBytes === undefined ? undefined : dataLimitBytes(memoryCeilingBytes), this.opts.logger.child({ engine: this.opts.name }));
+    slot.replaces = replaces;
     this.counters.started++;
     this.slots.push(slot);
     this.alive.add(slot);
@@ -83,6 +88,8 @@ export class ProcessPool<Job, Result, Progress = never> {
       if ('ready' in message) {
         clearTimeout(startup);
         slot.ready();
+        // The grown process it replaces leaves now, or after the job it is running.
+        if (slot.replaces?.state === 'idle') this.retire(slot.replaces);
         this.pump();
       } else this.receive(slot, message);
     });
@@ -109,7 +116,7 @@ export class ProcessPool<Job, Result, Progress = never> {
   private dispatch(slot: ProcessSlot<Task<Job, Result, Progress>>, task: Task<Job, Result, Progress>): void {
     let job: Job;
     try {
-      job = typeof task.job === 'function' ? (task.job as () => Job)() : task.job;
+      job = typeof task.job === 'function' ? (task.job as (process: ProcessRef) => Job)(slot.ref) : task.job;
     } catch (err) {
       task.reject(err as Error);
       return this.pump();
@@ -153,22 +160,35 @@ export class ProcessPool<Job, Result, Progress = never> {
     }
     const task = slot.finish();
     if (!task) return;
-    this.afterJob(slot);
+    if (this.replacementReady(slot)) this.retire(slot);
+    else this.afterJob(slot);
     if ('error' in message) task.reject(new PoolError('crash', `${this.opts.name} process failed: ${message.error}`));
     else task.resolve(message.result);
     this.pump();
   }
 
-  /** Recycles a process that grew past the threshold or served its number of jobs; else it waits for the next job. */
+  /**
+   * Recycles a process that grew past the threshold or served its number of jobs. Its
+   * replacement starts first and the grown process goes on serving until that one is ready,
+   * so recycling costs no job a wait (a cold start is a few hundred milliseconds).
+   */
   private afterJob(slot: ProcessSlot<Task<Job, Result, Progress>>): void {
+    if (slot.recycling) return;
     const { recycleRssBytes, recycleAfterJobs } = this.opts;
     const rss = recycleRssBytes === undefined ? undefined : slot.pid === undefined ? undefined : residentBytes(slot.pid);
     const grown = rss !== undefined && rss > recycleRssBytes!;
     if (grown || (recycleAfterJobs !== undefined && slot.jobs >= recycleAfterJobs)) {
       this.opts.logger.debug({ engine: this.opts.name, rssMb: rss === undefined ? undefined : mib(rss), jobs: slot.jobs }, 'recycling an engine process');
       this.counters.replaced.recycled++;
-      this.retire(slot);
+      slot.recycling = true;
+      if (this.closed) this.retire(slot);
+      else this.start(slot);
     }
+  }
+
+  /** Whether a recycling process's replacement is ready to take its place. */
+  private replacementReady(slot: ProcessSlot<Task<Job, Result, Progress>>): boolean {
+    return slot.recycling && this.slots.some((s) => s.replaces === slot && s.wasReady);
   }
 
   /** Fails the slot's running job and replaces the process. */
@@ -189,6 +209,8 @@ export class ProcessPool<Job, Result, Progress = never> {
     this.alive.delete(slot);
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots.splice(i, 1);
+    // A replacement that died before it was ready: the grown process may try again after its next job.
+    if (slot.replaces && !slot.wasReady) slot.replaces.recycling = false;
     const task = slot.finish();
     if (task) {
       const memory = this.opts.memoryCeilingBytes !== undefined && slot.diedOfMemory(this.opts.memoryCeilingBytes);

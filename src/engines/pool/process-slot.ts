@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import { residentBytes, saysOutOfMemory } from './memory.js';
+import type { ProcessRef } from './pool-options.js';
 import type { JobMessage } from './protocol.js';
 import { spawnNode, type NodeCommand } from './spawn-node.js';
 
@@ -15,6 +16,7 @@ export interface JobWatch {
 }
 
 let nextJobId = 1;
+let nextSerial = 1;
 
 /**
  * One engine process and the job it runs: its state, its time limit, its memory watch, the
@@ -22,12 +24,18 @@ let nextJobId = 1;
  */
 export class ProcessSlot<Task> {
   readonly child: ChildProcess;
+  /** Who this process is, for job builders that remember what they sent it. */
+  readonly ref: ProcessRef = Object.freeze({ serial: nextSerial++ });
   state: 'starting' | 'idle' | 'busy' | 'retired' = 'starting';
   /** Jobs finished by this process. */
   jobs = 0;
   /** The last 2 000 characters the process wrote to stderr. */
   stderr = '';
   wasReady = false;
+  /** A process that grew past its recycling threshold: a replacement is starting. */
+  recycling = false;
+  /** The process this one was started to replace; it goes once this one is ready. */
+  replaces: ProcessSlot<Task> | null = null;
   task: Task | null = null;
   jobId: number | null = null;
   private watch: JobWatch | null = null;
