@@ -3,8 +3,8 @@ import { lookupRepositoryFile, resolveStepConfig } from '../repository/lookup.js
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { JOB_ROOT, RenderError, type DiagnosticDetail } from '../engines/typst/index.js';
-import { readBuiltinTemplate, readHelperLibrary } from '../repository/builtin-templates.js';
-import { BlobCache, fontSet, repositoryView } from '../steps/render-pdf/job-view.js';
+import { readBuiltinTemplate } from '../repository/builtin-templates.js';
+import { BlobCache, repositoryView, typstJobFiles } from '../steps/render-pdf/job-view.js';
 import { PreviewEngines } from './engines.js';
 import type { PreviewInput } from './request.js';
 
@@ -46,15 +46,8 @@ export class Previewer {
     const template = input.template ?? (await this.storedTemplate(tenant, project, name));
 
     const view = await repositoryView(ctx, tenant, project);
-    const files: [string, Buffer][] = [];
-    for (const [path, row] of view) files.push([JOB_ROOT + path, await this.cache.get(ctx, row)]);
-    for (const r of input.resources) files.push([`${JOB_ROOT}/${r.name}`, r.data]);
-    const dataPath = input.dataType === 'xml' ? '/data.xml' : '/data.json';
-    files.push([JOB_ROOT + dataPath, input.data]);
-    files.push([`${JOB_ROOT}/pressroom/lib.typ`, await readHelperLibrary()]);
-    const mainPath = `${JOB_ROOT}/master-documents/${name}.typ`;
-    files.push([mainPath, template]);
-    const fonts = fontSet(view);
+    const templatePath = `/master-documents/${name}.typ`;
+    const { files, fonts, dataPath } = await typstJobFiles(ctx, this.cache, view, { resources: input.resources, data: input.data, dataType: input.dataType, template, templatePath });
     const inputs: Record<string, string> = {
       ticket: 'preview',
       tenant,
@@ -72,11 +65,11 @@ export class Previewer {
       .render(
         {
           files,
-          main: mainPath,
+          main: JOB_ROOT + templatePath,
           inputs,
           pdfTags: false,
           output: input.format === 'svg' ? 'svg' : 'pdf+text',
-          ...(fonts.rows.length ? { fonts: { key: fonts.key, blobs: await Promise.all(fonts.rows.map((r) => this.cache.get(ctx, r))) } } : {}),
+          ...(fonts ? { fonts } : {}),
         },
         timeoutMs,
         signal,

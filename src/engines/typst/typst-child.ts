@@ -1,22 +1,40 @@
 import { NodeCompiler, type NodeError, type NodeTypstDocument } from '@myriaddreamin/typst-ts-node-compiler';
 import { serveJobs } from '../pool/index.js';
-import { JOB_ROOT, type DiagnosticDetail, type RenderJob, type RenderResult } from './protocol.js';
+import { JOB_ROOT, type DiagnosticDetail, type RenderResult, type WireFile, type WireJob } from './protocol.js';
 import { splitSvgPages } from './svg-pages.js';
 
 // A render process: one Typst compiler per font set, reused across jobs. Each job sees only
 // its own files (the shadow map is reset), under a root that does not exist on disk.
 const compilers = new Map<string, NodeCompiler>();
 let jobsSinceEvict = 0;
+/** Files kept between jobs by sha256, as the parent says (see ResidentFiles). */
+const kept = new Map<string, Buffer>();
 
-function compilerFor(job: RenderJob): NodeCompiler {
-  const key = job.fonts?.key ?? '';
+/** A job's files with their bytes, or the hash of one this process was told to keep but lacks. */
+function resolve(files: WireFile[]): { files: [string, Buffer][] } | { missing: string } {
+  const out: [string, Buffer][] = [];
+  for (const f of files) {
+    if ('data' in f) {
+      const data = Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength);
+      if (f.sha256) kept.set(f.sha256, data);
+      out.push([f.path, data]);
+    } else {
+      const data = kept.get(f.sha256);
+      if (!data) return { missing: f.sha256 };
+      out.push([f.path, data]);
+    }
+  }
+  return { files: out };
+}
+
+function compilerFor(key: string, fonts: Buffer[]): NodeCompiler {
   let compiler = compilers.get(key);
   if (!compiler) {
     if (compilers.size >= 4) {
       const oldest = compilers.keys().next().value!;
       compilers.delete(oldest);
     }
-    compiler = NodeCompiler.create({ workspace: JOB_ROOT, ...(job.fonts?.blobs.length ? { fontArgs: [{ fontBlobs: job.fonts.blobs }] } : {}) });
+    compiler = NodeCompiler.create({ workspace: JOB_ROOT, ...(fonts.length ? { fontArgs: [{ fontBlobs: fonts }] } : {}) });
     compilers.set(key, compiler);
   }
   return compiler;
@@ -63,16 +81,20 @@ function details(list: Diagnostic[] | string[]): DiagnosticDetail[] {
 }
 
 /** Preview output: pages as SVG (or the PDF) with each page's text. */
-function preview(compiler: NodeCompiler, doc: NodeTypstDocument, job: RenderJob, warnings: DiagnosticDetail[]) {
+function preview(compiler: NodeCompiler, doc: NodeTypstDocument, job: WireJob, warnings: DiagnosticDetail[]) {
   const pages = splitSvgPages(compiler.svg(doc));
   return { pages: job.output === 'svg' ? pages : pages.map(({ width, height, text }) => ({ width, height, text })), warnings };
 }
 
-function render(job: RenderJob): RenderResult {
+function render(job: WireJob): RenderResult {
   const started = performance.now();
-  const compiler = compilerFor(job);
+  for (const hash of job.drop) kept.delete(hash);
+  const files = resolve(job.files);
+  const fonts = resolve(job.fonts?.files ?? []);
+  if ('missing' in files || 'missing' in fonts) return { ok: false, message: 'a kept file is missing from the render process', diagnostics: [], missing: true };
+  const compiler = compilerFor(job.fonts?.key ?? '', fonts.files.map(([, data]) => data));
   compiler.resetShadow();
-  for (const [path, data] of job.files) compiler.mapShadow(path, data);
+  for (const [path, data] of files.files) compiler.mapShadow(path, data);
   const result = compiler.compile({ mainFilePath: job.main, inputs: job.inputs });
   const error = result.takeError();
   const doc = result.result;
@@ -92,7 +114,7 @@ function render(job: RenderJob): RenderResult {
   return { ok: true, pdf, pages: doc.numOfPages, warnings, msecs: performance.now() - started, ...(previewed ? { preview: previewed } : {}) };
 }
 
-serveJobs<RenderJob, RenderResult>((job) => {
+serveJobs<WireJob, RenderResult>((job) => {
   try {
     return render(job);
   } catch (err) {

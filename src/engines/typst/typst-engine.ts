@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { PoolError, ProcessPool, type PoolStats } from '../pool/index.js';
-import type { DiagnosticDetail, PreviewPage, RenderJob, RenderResult } from './protocol.js';
+import { PoolError, ProcessPool, type PoolStats, type ProcessRef } from '../pool/index.js';
+import type { DiagnosticDetail, PreviewPage, RenderJob, RenderResult, WireJob } from './protocol.js';
+import { ResidentFiles } from './resident-files.js';
 
 /** Why a render failed: the template, the time limit, the memory ceiling or the process. */
 export class RenderError extends Error {
@@ -37,6 +38,8 @@ export interface TypstEngineOptions {
   maxMemoryBytes?: number;
   /** A process resident past this after a job is replaced: Typst's native caches keep growing. @defaultValue 512 MiB */
   maxRssBytes?: number;
+  /** Bytes of shared files (templates, images, fonts) each process keeps between jobs. @defaultValue 32 MiB */
+  residentBytes?: number;
   logger: Logger;
 }
 
@@ -51,10 +54,12 @@ const fromSource = here.endsWith('.ts');
  */
 export class TypstEngine {
   private readonly sandboxHome = mkdtempSync(join(tmpdir(), 'pressroom-typst-'));
-  private readonly pool: ProcessPool<RenderJob, RenderResult>;
+  private readonly pool: ProcessPool<WireJob, RenderResult>;
+  private readonly resident: ResidentFiles;
 
   constructor(opts: TypstEngineOptions) {
     const home = this.sandboxHome;
+    this.resident = new ResidentFiles(opts.residentBytes ?? 32 * 1024 * 1024);
     const proxy = 'http://127.0.0.1:9';
     this.pool = new ProcessPool({
       name: 'typst',
@@ -73,12 +78,25 @@ export class TypstEngine {
 
   /** Renders a job, queueing when every process is busy; an aborted `signal` drops it from the queue. */
   async render(job: RenderJob, timeoutMs?: number, signal?: AbortSignal): Promise<RenderOutput> {
-    const reply = await this.pool.run(job, { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(signal ? { signal } : {}) }).catch((err: unknown) => {
-      throw err instanceof PoolError ? renderErrorOf(err) : err;
-    });
+    let reply = await this.run(job, timeoutMs, signal);
+    // A process that lost a file it was told to keep would be a bug; answer the job all the same.
+    if (!reply.ok && reply.missing) reply = await this.run(job, timeoutMs, signal, true);
     if (!reply.ok) throw new RenderError('template', reply.message, reply.diagnostics, reply.details);
     const pdf = Buffer.from(reply.pdf.buffer, reply.pdf.byteOffset, reply.pdf.byteLength);
     return { pdf, pages: reply.pages, warnings: reply.warnings, msecs: reply.msecs, ...(reply.preview ? { preview: reply.preview } : {}) };
+  }
+
+  private run(job: RenderJob, timeoutMs: number | undefined, signal: AbortSignal | undefined, again = false): Promise<RenderResult> {
+    const wire = (process: ProcessRef): WireJob => {
+      if (again) this.resident.forget(process);
+      const fontFiles = job.fonts?.files ?? [];
+      const { files, drop } = this.resident.plan(process, [...job.files, ...fontFiles]);
+      const { fonts, ...rest } = job;
+      return { ...rest, files: files.slice(0, job.files.length), drop, ...(fonts ? { fonts: { key: fonts.key, files: files.slice(job.files.length) } } : {}) };
+    };
+    return this.pool.run(wire, { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(signal ? { signal } : {}) }).catch((err: unknown) => {
+      throw err instanceof PoolError ? renderErrorOf(err) : err;
+    });
   }
 
   /** Busy, idle and queued render slots, for metrics. */

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../../context.js';
+import { JOB_ROOT, type JobFile } from '../../engines/typst/index.js';
+import { readHelperLibrary } from '../../repository/builtin-templates.js';
 import { repoFiles, type RepoFileRow } from '../../store/index.js';
 
 /** Repository folders a template may use, mapped into the job's view under the same names. */
@@ -60,4 +62,37 @@ export class BlobCache {
     }
     return data;
   }
+}
+
+/** What a Typst job reads besides its repository view: resources, downloaded assets, the data file and the template. */
+export interface JobContent {
+  resources: readonly { name: string; data: Buffer }[];
+  /** Downloaded media assets: their paths in the view and contents. */
+  assets?: Iterable<readonly [string, Buffer]>;
+  data: Buffer;
+  dataType: 'xml' | 'json';
+  template: Buffer;
+  /** The template's path in the view, e.g. `/master-documents/default.typ`. */
+  templatePath: string;
+}
+
+/**
+ * The files and fonts of a Typst job, in the order they are mapped (a later path wins): the
+ * repository view, assets, resources, the data file, the helper library, the template.
+ * Repository files carry their known hash, so render processes can keep them between jobs.
+ */
+export async function typstJobFiles(ctx: Context, cache: BlobCache, view: Map<string, RepoFileRow>, content: JobContent): Promise<{ files: JobFile[]; fonts?: { key: string; files: JobFile[] }; dataPath: string }> {
+  const files: JobFile[] = [];
+  const fromRepository = async (path: string, row: RepoFileRow): Promise<JobFile> => ({ path: JOB_ROOT + path, data: await cache.get(ctx, row), sha256: row.sha256 });
+  for (const [path, row] of view) files.push(await fromRepository(path, row));
+  for (const [path, data] of content.assets ?? []) files.push({ path: JOB_ROOT + path, data });
+  for (const r of content.resources) files.push({ path: `${JOB_ROOT}/${r.name}`, data: r.data });
+  const dataPath = content.dataType === 'xml' ? '/data.xml' : '/data.json';
+  files.push({ path: JOB_ROOT + dataPath, data: content.data, reusable: false });
+  files.push({ path: `${JOB_ROOT}/pressroom/lib.typ`, data: await readHelperLibrary() });
+  files.push({ path: JOB_ROOT + content.templatePath, data: content.template });
+  const fonts = fontSet(view);
+  if (fonts.rows.length === 0) return { files, dataPath };
+  const fontFiles = await Promise.all(fonts.rows.map((row) => fromRepository(row.path, row)));
+  return { files, fonts: { key: fonts.key, files: fontFiles }, dataPath };
 }

@@ -8,9 +8,9 @@ import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../
 import { ArtifactWriter, transformedInput, unexpectedFailure } from '../step-support.js';
 import { masterPathOf, outputNameOf, targets } from '../targets.js';
 import type { Transformer } from '../../engines/xslt/index.js';
-import { readBuiltinTemplate, readHelperLibrary } from '../../repository/builtin-templates.js';
+import { readBuiltinTemplate } from '../../repository/builtin-templates.js';
 import { JobLog } from './job-log.js';
-import { BlobCache, fontSet, repositoryView } from './job-view.js';
+import { BlobCache, repositoryView, typstJobFiles } from './job-view.js';
 import { JOB_ROOT, RenderError, type TypstEngine } from '../../engines/typst/index.js';
 
 const target = targets.pdf;
@@ -46,16 +46,8 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
         const template = await loadTemplate(ctx, cache, ticket.tenant, ticket.project, params.documentTemplate);
         log.info(`template ${params.documentTemplate} (${template.source})`);
         const view = await repositoryView(ctx, ticket.tenant, ticket.project);
-        const files: [string, Buffer][] = [];
-        for (const [path, row] of view) files.push([JOB_ROOT + path, await cache.get(ctx, row)]);
-        for (const [path, d] of assets.files) files.push([JOB_ROOT + path, d]);
-        for (const r of job.resources) files.push([`${JOB_ROOT}/${r.name}`, r.data]);
-        const dataPath = dataType === 'xml' ? '/data.xml' : '/data.json';
-        files.push([JOB_ROOT + dataPath, data]);
-        files.push([`${JOB_ROOT}/pressroom/lib.typ`, await readHelperLibrary()]);
-        const mainPath = `${JOB_ROOT}/${masterPathOf(target, params.documentTemplate)}`;
-        files.push([mainPath, template.data]);
-        const fonts = fontSet(view);
+        const templatePath = `/${masterPathOf(target, params.documentTemplate)}`;
+        const { files, fonts, dataPath } = await typstJobFiles(ctx, cache, view, { resources: job.resources, assets: assets.files, data, dataType, template: template.data, templatePath });
         const inputs: Record<string, string> = {
           ticket: ticket.id,
           tenant: ticket.tenant,
@@ -77,11 +69,11 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
           .render(
             {
               files,
-              main: mainPath,
+              main: JOB_ROOT + templatePath,
               inputs,
               pdfTags,
               ...(pdfStandard ? { pdfStandard } : {}),
-              ...(fonts.rows.length ? { fonts: { key: fonts.key, blobs: await Promise.all(fonts.rows.map((r) => cache.get(ctx, r))) } } : {}),
+              ...(fonts ? { fonts } : {}),
             },
             timeoutMs,
           )

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import type { ProcessRef } from '../pool/index.js';
+import type { JobFile, WireFile } from './protocol.js';
+
+/** Files smaller than this travel with every job: hashing and bookkeeping would cost more than the bytes. */
+const MIN_RESIDENT_BYTES = 4096;
+
+/**
+ * What the engine has sent each render process, so a template, the helper library, fonts and
+ * images that many jobs share cross the pipe once per process instead of with every job
+ * (the pipe write blocks the server's thread while a busy process drains it). The parent
+ * decides what a process keeps, least recently used first out, within `maxBytes` per process;
+ * the process only follows (`drop`), so both sides always agree.
+ */
+export class ResidentFiles {
+  private readonly perProcess = new WeakMap<ProcessRef, Map<string, number>>();
+  /** Hashes of buffers seen before: cached templates and repository files come back as the same object. */
+  private readonly hashes = new WeakMap<Buffer, string>();
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** The wire form of a job's files for one process, and the hashes that process may forget first. */
+  plan(process: ProcessRef, files: readonly JobFile[]): { files: WireFile[]; drop: string[] } {
+    let held = this.perProcess.get(process);
+    if (!held) this.perProcess.set(process, (held = new Map()));
+    const used = new Set<string>();
+    const wire = files.map((f): WireFile => {
+      if (f.reusable === false || f.data.length < MIN_RESIDENT_BYTES || f.data.length > this.maxBytes / 4) return { path: f.path, data: f.data };
+      const sha256 = f.sha256 ?? this.hashOf(f.data);
+      used.add(sha256);
+      const size = held.get(sha256);
+      held.delete(sha256);
+      held.set(sha256, f.data.length);
+      return size === undefined ? { path: f.path, data: f.data, sha256 } : { path: f.path, sha256 };
+    });
+    let bytes = 0;
+    for (const size of held.values()) bytes += size;
+    const drop: string[] = [];
+    for (const [hash, size] of held) {
+      if (bytes <= this.maxBytes) break;
+      if (used.has(hash)) continue;
+      held.delete(hash);
+      bytes -= size;
+      drop.push(hash);
+    }
+    return { files: wire, drop };
+  }
+
+  private hashOf(data: Buffer): string {
+    let hash = this.hashes.get(data);
+    if (hash === undefined) this.hashes.set(data, (hash = createHash('sha256').update(data).digest('hex')));
+    return hash;
+  }
+
+  /** Forgets what a process holds (it said a file was missing): its next job carries every byte. */
+  forget(process: ProcessRef): void {
+    this.perProcess.delete(process);
+  }
+}
