@@ -10,7 +10,7 @@ export type { TenantRow, ProjectRow } from './tenants.js';
 export type { RepoFileRow } from './repo-files.js';
 export * as tickets from './tickets.js';
 export * as webhookState from './webhooks.js';
-export type { TicketRow, ArtifactRow, TicketPatch } from './tickets.js';
+export type { TicketRow, ArtifactRow, TicketPatch, AttemptEnd } from './tickets.js';
 export * as retention from './retention.js';
 export * as stats from './stats.js';
 export * as authFailures from './auth-failures.js';

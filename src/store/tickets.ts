@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Dialect } from './db.js';
 import type { ArtifactsTable, Database, TicketsTable } from './schema.js';
 import { addUsage, type StatsRow } from './stats.js';
+import { forget as forgetAttempt, recordEnd, recordStart } from './step-events.js';
 
 export type TicketRow = Selectable<TicketsTable>;
 export type ArtifactRow = Selectable<ArtifactsTable>;
@@ -26,9 +27,18 @@ export async function openTicketIds(db: Kysely<Database>, tenant: string, projec
 /**
  * Claims up to `limit` due tickets for `owner`: sets the lease, bumps the attempt, and counts a
  * redelivery when the previous holder never finished (its lease ran out). Atomic on both engines:
- * PostgreSQL skips rows other workers hold; SQLite runs one writer at a time.
+ * PostgreSQL skips rows other workers hold; SQLite runs one writer at a time. The start of each
+ * claimed attempt's step goes into the timeline in the same transaction.
  */
 export async function claimDue(db: Kysely<Database>, dialect: Dialect, owner: string, now: number, leaseMs: number, limit: number): Promise<TicketRow[]> {
+  return db.transaction().execute(async (trx) => {
+    const claimed = await claimRows(trx, dialect, owner, now, leaseMs, limit);
+    for (const t of claimed) await recordStart(trx, t.id, t.attempt, t.next!, now);
+    return claimed;
+  });
+}
+
+async function claimRows(db: Kysely<Database>, dialect: Dialect, owner: string, now: number, leaseMs: number, limit: number): Promise<TicketRow[]> {
   let due = db
     .selectFrom('tickets')
     .select('id')
@@ -82,10 +92,13 @@ export async function renewLease(db: Kysely<Database>, id: string, attempt: numb
   return Number(res.numUpdatedRows) === 1;
 }
 
+/** How an attempt ended, for the timeline: an outcome, or `forget` for a deferral that changed nothing. */
+export type AttemptEnd = { outcome: 'succeeded' | 'failed'; errorCode: string | null; at: number } | 'forget';
+
 /**
- * Commits a step's outcome and the next step together, with the artifacts it produced and
- * its usage counters, only if `attempt` still holds the lease. False means a newer attempt
- * owns the ticket (and nothing was written).
+ * Commits a step's outcome and the next step together, with the artifacts it produced, its
+ * usage counters and the end of the attempt in the timeline, only if `attempt` still holds
+ * the lease. False means a newer attempt owns the ticket (and nothing was written).
  */
 export async function completeStep(
   db: Kysely<Database>,
@@ -93,6 +106,7 @@ export async function completeStep(
   patch: TicketPatch,
   artifacts: ArtifactRow[],
   usage: readonly StatsRow[] = [],
+  end?: AttemptEnd,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const res = await trx
@@ -111,6 +125,8 @@ export async function completeStep(
         .execute();
     }
     await addUsage(trx, usage);
+    if (end === 'forget') await forgetAttempt(trx, ref.id, ref.attempt);
+    else if (end) await recordEnd(trx, ref.id, ref.attempt, end.outcome, end.errorCode, end.at);
     return true;
   });
 }

@@ -4,5 +4,5 @@ export { Worker } from './worker.js';
 export { isTicketId, newTicketId } from './ids.js';
 export { RenderQuerySchema, type RenderQuery, type TicketParams } from './params.js';
 export { ticketHistory, HISTORY_DEFAULT_LIMIT, type HistoryQuery, type HistoryPage } from './history.js';
-export { ticketTimeline, timelineWriter, type TimelineEntry } from './timeline.js';
+export { ticketTimeline, type TimelineEntry } from './timeline.js';
 export { storedInput, storedInputType } from './stored-input.js';

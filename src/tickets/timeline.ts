@@ -14,24 +14,6 @@ export interface TimelineEntry {
 }
 
 /**
- * The worker's writes. The timeline only informs: a failed write is logged, never fails the
- * step, so a ticket's fate does not depend on it.
- */
-export const timelineWriter = {
-  async started(ctx: Context, ticket: TicketRow, step: string): Promise<void> {
-    await stepEvents.recordStart(ctx.db.kysely, ticket.id, ticket.attempt, step, ctx.now()).catch((err: unknown) => ctx.logger.warn({ err, ticket: ticket.id }, 'recording a step start failed'));
-  },
-  async ended(ctx: Context, ticket: TicketRow, outcome: { kind: 'succeeded' } | { kind: 'failed'; errorCode: string } | { kind: 'deferred' }): Promise<void> {
-    const db = ctx.db.kysely;
-    const write =
-      outcome.kind === 'deferred'
-        ? stepEvents.forget(db, ticket.id, ticket.attempt)
-        : stepEvents.recordEnd(db, ticket.id, ticket.attempt, outcome.kind, outcome.kind === 'failed' ? outcome.errorCode : null, ctx.now());
-    await write.catch((err: unknown) => ctx.logger.warn({ err, ticket: ticket.id }, 'recording a step end failed'));
-  },
-};
-
-/**
  * The steps of a ticket, oldest first. An attempt without an end is `running` while it is the
  * ticket's current attempt and its lease is live. Once that attempt has committed (no lease
  * owner) but its end is not written yet, the ticket's status tells the outcome. Otherwise its

@@ -5,7 +5,7 @@ import { stepConfigs, type StepConfigs } from '../repository/step-configs.js';
 import type { Context } from '../context.js';
 import { ticketErrorCodes } from '../errors.js';
 import { stepUsage } from '../stats/index.js';
-import { tickets, type Notifier, type TicketPatch, type TicketRow } from '../store/index.js';
+import { tickets, type AttemptEnd, type Notifier, type TicketPatch, type TicketRow } from '../store/index.js';
 import type { TicketParams } from './params.js';
 import { errorStep, stepAfter } from './pipeline.js';
 import { redeliveryDelay } from './redelivery.js';
@@ -15,7 +15,6 @@ import type { Step, StepOutcome } from './step.js';
 const redeliverySteps = ['renderpdf', 'renderpptx', 'upload', 'callback', 'error'] as const;
 const hasRedeliveryRules = (step: string): step is (typeof redeliverySteps)[number] => (redeliverySteps as readonly string[]).includes(step);
 import { reportStep } from './step-report.js';
-import { timelineWriter } from './timeline.js';
 
 /**
  * Claims due tickets and runs one step each. Each step's outcome and the next step are
@@ -144,7 +143,6 @@ export class Worker {
     const started = performance.now();
     ctx.logger.debug({ ticket: ticket.id, tenant: ticket.tenant, project: ticket.project, step: stepName, attempt: ticket.attempt }, 'step claimed');
     let outcome: StepOutcome;
-    await timelineWriter.started(ctx, ticket, stepName);
     try {
       outcome = step
         ? await step.run({ ctx, ticket, params, config })
@@ -168,13 +166,13 @@ export class Worker {
       return;
     }
     const patch = await this.patchFor(ticket, stepName, params, config, outcome);
-    const committed = await tickets.completeStep(ctx.db.kysely, ref, patch, outcome.artifacts, stepUsage(ticket, stepName, outcome, patch));
+    const end: AttemptEnd = outcome.kind === 'deferred' ? 'forget' : { outcome: outcome.kind, errorCode: outcome.kind === 'failed' ? outcome.errorCode : null, at: ctx.now() };
+    const committed = await tickets.completeStep(ctx.db.kysely, ref, patch, outcome.artifacts, stepUsage(ticket, stepName, outcome, patch), end);
     if (!committed) {
       ctx.logger.warn({ ticket: ticket.id, attempt: ticket.attempt }, 'lease lost before the step finished; discarding its result');
       await Promise.all(outcome.artifacts.map((a) => ctx.blobs.delete(a.blob_key)));
       return;
     }
-    await timelineWriter.ended(ctx, ticket, outcome);
     reportStep(ctx, ticket, stepName, outcome, patch, { claimedAt, ms: performance.now() - started });
     if (patch.complete === 1 && ticket.aggregate_id) await this.wakeAggregate(ticket);
     if (patch.complete === 1) await this.notifier.publish(`done:${ticket.id}`).catch(() => {});
