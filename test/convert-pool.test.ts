@@ -2,13 +2,25 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import * as mupdf from 'mupdf';
 import pino from 'pino';
+import { jpegWithDensity, pngWithDensity } from '../src/engines/mupdf/density.js';
 import { ConvertError, MupdfEngine, type PageImage } from '../src/engines/mupdf/index.js';
+import { decodeImage, near } from './helpers/image-pixels.js';
 import { imageSize } from './helpers/image-size.js';
+import { tinyPng } from './helpers/png.js';
 
 /** A PDF of `pages` empty pages of the given size in points. */
 function blankPdf(pages: number, width = 595.28, height = 841.89): Buffer {
   const doc = new mupdf.PDFDocument();
   for (let i = 0; i < pages; i++) doc.insertPage(-1, doc.addPage([0, 0, width, height], 0, {}, ''));
+  const out = Buffer.from(doc.saveToBuffer('').asUint8Array());
+  doc.destroy();
+  return out;
+}
+
+/** A one-page 200 × 100 pt PDF: its left half red, its right half white. */
+function halfRedPdf(): Buffer {
+  const doc = new mupdf.PDFDocument();
+  doc.insertPage(-1, doc.addPage([0, 0, 200, 100], 0, {}, '1 0 0 rg 0 0 100 100 re f'));
   const out = Buffer.from(doc.saveToBuffer('').asUint8Array());
   doc.destroy();
   return out;
@@ -37,10 +49,62 @@ describe('convert pool', () => {
     await assert.rejects(pool.convert({ ...job(posters, { kind: 'pageset', ranges: [{ from: 1, to: null }] }), resolution: 600 }, () => {}), (err) => kind(err) === 'too-large');
   });
 
+  it('encodes lossless PNG and JPEG at every quality from 0 to 100, with the resolution in the file', async () => {
+    const one = async (format: 'png' | 'jpg', quality: number) => {
+      let image: PageImage | undefined;
+      await pool.convert({ ...job(halfRedPdf(), { kind: 'page', page: 1 }), format, quality, resolution: 144 }, (img) => (image = img));
+      return image!;
+    };
+    const png = await one('png', 75);
+    const decoded = decodeImage(png.data);
+    assert.deepEqual([decoded.width, decoded.height, decoded.xdpi, decoded.ydpi], [400, 200, 144, 144]);
+    for (let x = 0; x < 400; x += 7) for (const y of [0, 99, 199]) assert.deepEqual(decoded.rgb(x, y), x < 200 ? [255, 0, 0] : [255, 255, 255], `PNG (${x}, ${y})`);
+
+    const sizes: number[] = [];
+    for (const quality of [0, 40, 100]) {
+      const jpg = await one('jpg', quality);
+      const image = decodeImage(jpg.data);
+      assert.deepEqual([image.width, image.height, image.xdpi, image.ydpi], [400, 200, 144, 144], `q=${quality}`);
+      assert.ok(near(image.rgb(50, 100), [255, 0, 0], quality === 0 ? 40 : 8), `q=${quality}: ${image.rgb(50, 100).join(',')}`);
+      assert.ok(near(image.rgb(350, 100), [255, 255, 255], quality === 0 ? 40 : 8), `q=${quality}: ${image.rgb(350, 100).join(',')}`);
+      sizes.push(jpg.data.length);
+    }
+    assert.ok(sizes[0]! < sizes[1]! && sizes[1]! < sizes[2]!, `JPEG bytes grow with quality: ${sizes.join(' < ')}`);
+  });
+
   it('stops a conversion that runs past its time limit and keeps working afterwards', async () => {
     await assert.rejects(pool.convert({ ...job(blankPdf(1), { kind: 'page', page: 1 }), resolution: 600 }, () => {}, 1), (err) => err instanceof ConvertError && err.kind === 'timeout');
     let image: PageImage | undefined;
     await pool.convert(job(blankPdf(1), { kind: 'page', page: 1 }), (img) => (image = img));
     assert.deepEqual(imageSize(image!.data), { width: 595, height: 842 });
+  });
+});
+
+describe('image resolution', () => {
+  it('sets the pHYs chunk of a PNG, adding one where there is none', () => {
+    const png = tinyPng(4, 3);
+    const with300 = pngWithDensity(Buffer.from(png), 300);
+    assert.equal(with300.length, png.length + 21);
+    assert.deepEqual([decodeImage(with300).xdpi, decodeImage(with300).ydpi], [300, 300]);
+    const with96 = pngWithDensity(Buffer.from(with300), 96);
+    assert.equal(with96.length, with300.length, 'rewritten in place');
+    assert.deepEqual([decodeImage(with96).xdpi, decodeImage(with96).ydpi], [96, 96]);
+    assert.deepEqual(decodeImage(with96).rgb(3, 2), decodeImage(png).rgb(3, 2));
+  });
+
+  it('sets the JFIF density of a JPEG, adding a JFIF header where there is none', () => {
+    const pixmap = new mupdf.Pixmap(mupdf.ColorSpace.DeviceRGB, [0, 0, 8, 8], false);
+    pixmap.clear(200);
+    pixmap.setResolution(72, 72);
+    const jfif = Buffer.from(pixmap.asJPEG(90, false));
+    pixmap.destroy();
+    const rewritten = jpegWithDensity(Buffer.from(jfif), 200);
+    assert.equal(rewritten.length, jfif.length, 'rewritten in place');
+    assert.deepEqual([decodeImage(rewritten).xdpi, decodeImage(rewritten).ydpi], [200, 200]);
+    // The same file without its JFIF segment (SOI, then what follows APP0).
+    const bare = Buffer.concat([jfif.subarray(0, 2), jfif.subarray(4 + jfif.readUInt16BE(4))]);
+    const added = jpegWithDensity(bare, 150);
+    assert.equal(added.length, bare.length + 18);
+    assert.deepEqual([decodeImage(added).xdpi, decodeImage(added).ydpi, decodeImage(added).width], [150, 150, 8]);
   });
 });

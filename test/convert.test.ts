@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { assertConvert400, download, pagesQuery, pagesTemplate, putPagesTemplate, renderAndWait, ticketCount, zipEntries } from './helpers/convert.js';
+import { decodeImage, near } from './helpers/image-pixels.js';
 import { imageFormat, imageSize } from './helpers/image-size.js';
 import { pdfPageCount } from './helpers/pdf.js';
 import { putFile, setupProject } from './helpers/project.js';
@@ -120,6 +121,50 @@ describeEachStore('convert: PDF pages to PNG, JPEG and pageset ZIPs', (kind) => 
     const noConvert = await sync('', 'image/png');
     assert.equal(noConvert.status, 406, 'without convert the answer is a PDF');
     await noConvert.arrayBuffer();
+  });
+
+  it('answers decodable PNG and JPEG images of the page: pixel size, resolution and colours', async () => {
+    // Four quadrants: crimson, dodger blue, forest green and the white page.
+    const swatches = `#set page(paper: "a4", margin: 0pt)
+#place(top + left, rect(width: 50%, height: 50%, fill: rgb(220, 20, 60)))
+#place(top + right, rect(width: 50%, height: 50%, fill: rgb(30, 144, 255)))
+#place(bottom + left, rect(width: 50%, height: 50%, fill: rgb(34, 139, 34)))
+`;
+    await putFile(t, tokens.admin, 'tenants/acme/projects/shop/master-documents/swatches.typ', swatches);
+    const quadrants = [
+      [0.25, 0.25, [220, 20, 60]],
+      [0.75, 0.25, [30, 144, 255]],
+      [0.25, 0.75, [34, 139, 34]],
+      [0.75, 0.75, [255, 255, 255]],
+    ] as const;
+    for (const [convert, accept, size, dpi, tolerance] of [
+      ['f=png', 'image/png', [1240, 1754], 150, 2],
+      ['f=png;r=72', 'image/png', [595, 842], 72, 2],
+      ['f=jpg', 'image/jpeg', [1240, 1754], 150, 6],
+      ['f=jpg;r=96;q=95', 'image/jpeg', [794, 1123], 96, 4],
+      ['f=jpg;r=72;q=0', 'image/jpeg', [595, 842], 72, 40],
+    ] as const) {
+      const res = await t.fetch(`${base}/renderpdf?timeToWait=60000&documentTemplate=swatches&convert=${encodeURIComponent(convert)}`, {
+        method: 'POST',
+        token: tokens.jobs,
+        body: '<data/>',
+        headers: { 'content-type': 'application/xml', accept },
+      });
+      assert.equal(res.status, 200, res.status === 200 ? '' : await res.text());
+      assert.equal(res.headers.get('content-type'), accept);
+      const body = Buffer.from(await res.arrayBuffer());
+      assert.equal(imageFormat(body), accept === 'image/png' ? 'png' : 'jpeg', convert);
+      const image = decodeImage(body);
+      assert.deepEqual([image.width, image.height], size, convert);
+      assert.deepEqual([image.xdpi, image.ydpi], [dpi, dpi], `${convert}: resolution recorded in the file`);
+      for (const [fx, fy, colour] of quadrants) {
+        const x = Math.floor(fx * image.width);
+        const y = Math.floor(fy * image.height);
+        assert.ok(near(image.rgb(x, y), colour, tolerance), `${convert}: (${x}, ${y}) is ${image.rgb(x, y).join(',')}, expected about ${colour.join(',')}`);
+      }
+      // A quadrant edge stays sharp in PNG: no colour of its own between two swatches.
+      if (accept === 'image/png') assert.ok(near(image.rgb(Math.floor(image.width / 2) - 2, 10), quadrants[0][2], tolerance), convert);
+    }
   });
 
   it('takes convert from restapi/config.ion; the query overrides it and an empty query switches it off', async () => {
