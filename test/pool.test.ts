@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
@@ -154,6 +154,14 @@ describe('process pool', () => {
     await jobsUntilAnotherProcess(counted, pids[0]!);
     await until('the counted-out process to end', () => !alive(pids[0]!));
     assert.equal(counted.stats().replaced.recycled, 1);
+  });
+
+  it('runs its processes at a lower priority than the server (niceness +10)', { skip: linux }, async () => {
+    const p = pool({ memoryCeilingBytes: 200 * MiB });
+    const { pid } = await p.run({ op: 'echo', value: '' });
+    const nice = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    const own = nice(readFileSync('/proc/self/stat', 'utf8'));
+    assert.equal(nice(readFileSync(`/proc/${pid}/stat`, 'utf8')), Math.min(19, own + 10));
   });
 
   it('fails waiting jobs when a process cannot start, instead of restarting it in a loop', async () => {

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { getPriority, setPriority } from 'node:os';
 import type { Logger } from 'pino';
 import { residentBytes, saysOutOfMemory } from './memory.js';
 import type { ProcessRef } from './pool-options.js';
@@ -13,6 +14,25 @@ export interface JobWatch {
   pollMs?: number;
   onCeiling?: (rssBytes: number) => void;
   onSendError: (err: Error) => void;
+}
+
+/**
+ * Engine processes run this much nicer than the server. An engine job is CPU-bound for
+ * milliseconds to minutes; the server's thread answers requests, takes in tickets and feeds
+ * the engines in fractions of a millisecond each. When both want a core, the server goes
+ * first: submissions and health checks stay fast under a full render queue, and the engines
+ * still get every cycle the server does not use.
+ */
+const ENGINE_NICENESS = 10;
+
+function lowerPriority(child: ChildProcess, logger: Logger): void {
+  if (child.pid === undefined) return;
+  try {
+    setPriority(child.pid, Math.min(19, getPriority() + ENGINE_NICENESS));
+  } catch (err) {
+    // Not allowed here (some containers): engines run at the server's priority.
+    logger.debug({ err }, 'could not lower an engine process priority');
+  }
 }
 
 let nextJobId = 1;
@@ -46,6 +66,7 @@ export class ProcessSlot<Task> {
 
   constructor(command: NodeCommand, dataLimitBytes: number | undefined, logger: Logger) {
     this.child = spawnNode(command, dataLimitBytes);
+    lowerPriority(this.child, logger);
     this.exit = new Promise((resolve) => this.child.once('exit', () => resolve()));
     this.child.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-2000);
