@@ -29,7 +29,7 @@ function createDatabase(): { url: string; drop: () => void } | { skipped: string
     execFileSync('createdb', [...pgArgs, name], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 15_000 });
   } catch (err) {
     const e = err as { stderr?: Buffer; message: string };
-    return { skipped: `no PostgreSQL reachable as ${pgUser}@${pgHost}:${pgPort} (createdb: ${(e.stderr?.toString() || e.message).trim().split('\n')[0]})` };
+    return { skipped: `no PostgreSQL reachable as ${pgUser}@${pgHost}:${pgPort} (${(e.stderr?.toString() || e.message).trim().split('\n')[0]})` };
   }
   return {
     url: `postgres://${encodeURIComponent(pgUser)}@${pgHost}:${pgPort}/${name}`,
