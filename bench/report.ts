@@ -105,6 +105,11 @@ export function figures(results: R, cores: number): Figure[] {
   if (pptx) add('pptx', `${f1(pptx.msPerDeck)} ms per 20-slide deck (CPU ${f1(pptx.cpuMsPerDeck)} ms)`);
   const xslt = results.xslt as { p50Ms: number; compileAndTransformMs: number } | undefined;
   if (xslt) add('xslt', `cached transform p50 ${f2(xslt.p50Ms)} ms (first compile ${f1(xslt.compileAndTransformMs)} ms)`);
+  // Other load on the machine: say so when it was large enough to move the ratios.
+  const loads = [raw?.machine, a?.machine, ...(pg && !('skipped' in pg) ? [pg.onePostgres.machine, pg.twoPostgres.machine] : [])].filter((x) => x !== undefined);
+  const worst = Math.max(0, ...loads.map((x) => x.otherCores));
+  if (worst > 0.25) add('note', `other processes kept up to ${f1(worst)} of ${cores} cores busy during the runs: the figures are disturbed; measure on a quiet machine`);
+
   // A section that threw: its figures are missing, and the run fails --check.
   for (const [section, message] of Object.entries((results.errors ?? {}) as Record<string, string>)) {
     add(section, `section failed: ${message.split('\n')[0]!.slice(0, 140)}`, '', 'ERROR');
