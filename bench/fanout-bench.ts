@@ -1,8 +1,10 @@
-import { rssMiB, startBenchServer } from './server-process.js';
+import { mib, PeakMemory } from './procfs.js';
+import { startBenchServer } from './server-process.js';
 
 /** A 1000-part fanout with aggregate, end to end: submit, render every part, merge. */
 export async function fanoutBench(cores: number, parts = 1000): Promise<Record<string, unknown>> {
   const server = await startBenchServer({ PRESSROOM_RENDER_THREADS: String(cores) });
+  const peak = new PeakMemory(() => [server.child.pid!]);
   try {
     const base = server.url;
     const form = (project: string, scope: string, tenant: string) =>
@@ -22,15 +24,13 @@ export async function fanoutBench(cores: number, parts = 1000): Promise<Record<s
     });
     const items = Array.from({ length: parts }, (_, i) => `<item id="P${i}"><title>Part ${i}</title><price>${i}.00</price><qty>${i % 7}</qty></item>`).join('');
     const body = `<data>${items}</data>`;
+    peak.start();
     const started = performance.now();
     const res = await fetch(`${base}/rest/tenants/acme/projects/fan/renderpdf`, { method: 'POST', headers: { ...admin, 'content-type': 'application/xml' }, body });
     const result = (await res.json()) as { tickets: unknown[]; aggregate: { id: string } };
     const intakeMs = performance.now() - started;
-    let peak = 0;
     for (;;) {
       const s = (await (await fetch(`${base}/rest/tenants/acme/projects/fan/tickets/${result.aggregate.id}/status`, { headers: admin })).json()) as { complete: boolean; status: string; processingPages: number };
-      const r = rssMiB(server.child.pid!);
-      peak = Math.max(peak, r.self);
       if (s.complete) {
         return {
           parts: result.tickets.length,
@@ -38,12 +38,13 @@ export async function fanoutBench(cores: number, parts = 1000): Promise<Record<s
           endToEndSeconds: +((performance.now() - started) / 1000).toFixed(2),
           status: s.status,
           mergedPages: s.processingPages,
-          serverPeakRssMiB: Math.round(peak),
+          memory: mib(peak.stop()),
         };
       }
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 25));
     }
   } finally {
+    peak.stop();
     await server.stop();
   }
 }

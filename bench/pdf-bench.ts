@@ -1,7 +1,8 @@
-import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { ZipFile } from 'yazl';
 import { tinyPng } from '../test/helpers/png.js';
+
+// The page the `convert` section converts (built-in `default` template). The service-against-
+// engine figures use the pinned data sheet of bench/templates instead (bench/documents.ts).
 
 /** The benchmark page: title, price, a 5-item list, a 10-row table and one ~50 KB PNG. */
 export function benchData(): { xml: string; png: Buffer } {
@@ -23,41 +24,4 @@ export async function benchZip(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of z.outputStream) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
-}
-
-const rawWorker = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { NodeCompiler } = require('@myriaddreamin/typst-ts-node-compiler');
-const W = '/pressroom-job';
-const c = NodeCompiler.create({ workspace: W });
-for (const [p, b] of workerData.files) c.mapShadow(p, Buffer.from(b));
-const times = [];
-const end = Date.now() + workerData.ms;
-let n = 0;
-// warm-up
-c.pdf(c.compile({ mainFilePath: workerData.main, inputs: workerData.inputs }).result, { pdfTags: false });
-while (Date.now() < end) {
-  const t = performance.now();
-  const doc = c.compile({ mainFilePath: workerData.main, inputs: workerData.inputs }).result;
-  c.pdf(doc, { pdfTags: false });
-  times.push(performance.now() - t);
-  n++;
-}
-parentPort.postMessage({ n, times });
-`;
-
-/** Raw Typst: the same files compiled in a loop on `threads` worker threads, no service around it. */
-export async function rawTypst(files: [string, Buffer][], main: string, inputs: Record<string, string>, threads = availableParallelism(), ms = 5000): Promise<{ docsPerSec: number; p50: number }> {
-  const results = await Promise.all(
-    Array.from({ length: threads }, () => {
-      const w = new Worker(rawWorker, { eval: true, workerData: { files, main, inputs, ms } });
-      return new Promise<{ n: number; times: number[] }>((resolve, reject) => {
-        w.once('message', resolve);
-        w.once('error', reject);
-      }).finally(() => void w.terminate());
-    }),
-  );
-  const total = results.reduce((s, r) => s + r.n, 0);
-  const times = results.flatMap((r) => r.times).sort((a, b) => a - b);
-  return { docsPerSec: total / (ms / 1000), p50: times[Math.floor(times.length / 2)]! };
 }

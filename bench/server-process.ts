@@ -1,64 +1,72 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface BenchServer {
+  /** Base URL of the HTTP API (empty for a worker-only process). */
   url: string;
   child: ChildProcess;
+  /** The data folder (PRESSROOM_DATA) the process runs on. */
+  data: string;
   stop(): Promise<void>;
 }
 
-/** Starts the built service (dist/) as its own process on a fresh data folder. */
-export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
-  const data = await mkdtemp(join(tmpdir(), 'pressroom-bench-'));
+export interface BenchServerOptions {
+  /** `serve --role <role>`; default: the embedded process (role all). */
+  role?: 'all' | 'api' | 'worker';
+  /** Run on this data folder (shared with another process); default: a fresh one, removed on stop. */
+  data?: string;
+}
+
+/**
+ * Starts the built service (dist/) as its own process on a fresh data folder (SQLite, file
+ * blobs) unless `env` names a database. Resolves once it listens (a worker: once its metrics
+ * port, asked for as port 0, listens).
+ */
+export async function startBenchServer(env: Record<string, string> = {}, opts: BenchServerOptions = {}): Promise<BenchServer> {
+  const data = opts.data ?? mkdtempSync(join(tmpdir(), 'pressroom-bench-'));
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of the server process there (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, 'dist/cli/main.js', 'serve'], {
-    env: { ...process.env, PRESSROOM_DATA: data, PRESSROOM_PORT: '0', PRESSROOM_ADMIN_PASSWORD: 'bench-admin-pw', PRESSROOM_LOG_LEVEL: 'warn', ...env },
+  const role = opts.role ? ['--role', opts.role] : [];
+  const child = spawn(process.execPath, [...profile, 'dist/cli/main.js', 'serve', ...role], {
+    env: {
+      ...process.env,
+      PRESSROOM_DATA: data,
+      PRESSROOM_PORT: '0',
+      PRESSROOM_ADMIN_PASSWORD: 'bench-admin-pw',
+      PRESSROOM_LOG_LEVEL: 'warn',
+      ...(opts.role === 'worker' ? { PRESSROOM_METRICS_PORT: '0' } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!.replace(/\s.*$/, ''));
+      const m = /(?:listening|worker metrics) on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(opts.role === 'worker' ? '' : m[1]!.replace(/\s.*$/, ''));
     });
     child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening`)));
   });
   return {
     url,
     child,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    data,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        await new Promise<void>((resolve) => {
+          // The service gives running steps a grace period (10 s) on SIGTERM; past 30 s it is killed.
+          const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        });
+      }
+      if (!opts.data) rmSync(data, { recursive: true, force: true });
+    },
   };
-}
-
-/** Resident memory (MiB) of a process and, separately, of its direct children. */
-export function rssMiB(pid: number): { self: number; children: number } {
-  const rss = (p: number | string): number => {
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
-      return m ? Number(m[1]) / 1024 : 0;
-    } catch {
-      return 0;
-    }
-  };
-  let children = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) children += rss(entry);
-    } catch {
-      // process went away while we looked
-    }
-  }
-  return { self: rss(pid), children };
 }

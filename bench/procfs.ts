@@ -1,0 +1,193 @@
+// Linux /proc sampling for the benchmark: memory (PSS, RSS) and CPU time of a process tree.
+// Memory is reported in MiB (2^20 bytes) throughout; smaps_rollup counts in kB (KiB).
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`, nearly always 100). */
+export const clockTicks: number = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+interface Stat {
+  comm: string;
+  ppid: number;
+  /** utime + stime of the process itself (all its threads), in ticks. */
+  own: number;
+  /** cutime + cstime: children it has waited for, in ticks. */
+  reaped: number;
+}
+
+function stat(pid: number | string): Stat | undefined {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces), starting at field 3 (state).
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return { comm: s.slice(s.indexOf('(') + 1, s.lastIndexOf(')')), ppid: Number(f[1]), own: Number(f[11]) + Number(f[12]), reaped: Number(f[13]) + Number(f[14]) };
+  } catch {
+    return undefined; // gone
+  }
+}
+
+function allStats(): Map<number, Stat> {
+  const out = new Map<number, Stat>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const s = stat(entry);
+    if (s) out.set(Number(entry), s);
+  }
+  return out;
+}
+
+/** `pid` and all its descendants (children, grandchildren, …) alive now. */
+export function processTree(pid: number): number[] {
+  const stats = allStats();
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) for (const [p, s] of stats) if (s.ppid === tree[i]) tree.push(p);
+  return tree;
+}
+
+/** PSS and RSS of one process in MiB, from smaps_rollup; zeros when it is gone. */
+function memory(pid: number): { pss: number; rss: number } {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
+    return { pss: kb('Pss') / 1024, rss: kb('Rss') / 1024 };
+  } catch {
+    return { pss: 0, rss: 0 };
+  }
+}
+
+export interface TreeMemory {
+  /** PSS of the whole tree (shared pages split between the processes that map them), MiB. */
+  pss: number;
+  /** RSS summed over the tree (counts shared pages once per process), MiB. */
+  rss: number;
+  /** PSS of the root process alone, MiB. */
+  rootPss: number;
+  processes: number;
+}
+
+/** Memory of `pid` and all its descendants now. */
+export function treeMemory(pid: number): TreeMemory {
+  const out: TreeMemory = { pss: 0, rss: 0, rootPss: 0, processes: 0 };
+  for (const p of processTree(pid)) {
+    const m = memory(p);
+    out.pss += m.pss;
+    out.rss += m.rss;
+    out.processes++;
+    if (p === pid) out.rootPss = m.pss;
+  }
+  return out;
+}
+
+export interface TreeCpu {
+  /** CPU seconds of the root process itself (all its threads: event loop, libuv pool, GC). */
+  self: number;
+  /** CPU seconds of its descendants: those alive plus those it (or they) already waited for. */
+  children: number;
+}
+
+/**
+ * Cumulative CPU of `pid` and its tree. The difference of two readings is the CPU used in
+ * between, descendants that ended in between included: a process that exits and is waited
+ * for moves its time into its parent's cutime/cstime, which is counted here.
+ */
+export function treeCpu(pid: number): TreeCpu {
+  let self = 0;
+  let children = 0;
+  for (const p of processTree(pid)) {
+    const s = stat(p);
+    if (!s) continue;
+    if (p === pid) {
+      self += s.own;
+      children += s.reaped;
+    } else {
+      children += s.own + s.reaped;
+    }
+  }
+  return { self: self / clockTicks, children: children / clockTicks };
+}
+
+export function cpuSince(pid: number, start: TreeCpu): TreeCpu {
+  const now = treeCpu(pid);
+  return { self: now.self - start.self, children: now.children - start.children };
+}
+
+/** CPU seconds of the whole machine (busy and stolen), of this process and of PostgreSQL's processes, at one moment. */
+export interface MachineCpu {
+  at: number;
+  busy: number;
+  steal: number;
+  bench: number;
+  postgres: number;
+}
+
+export function machineCpu(): MachineCpu {
+  // cpu  user nice system idle iowait irq softirq steal guest guest_nice (ticks; guest is in user)
+  const v = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const busy = v[0]! + v[1]! + v[2]! + v[5]! + v[6]!;
+  const own = process.cpuUsage();
+  // The server's processes, ended backends included (the postmaster waited for them).
+  let postgres = 0;
+  for (const st of allStats().values()) if (st.comm === 'postgres') postgres += st.own + st.reaped;
+  return { at: performance.now(), busy: busy / clockTicks, steal: (v[7] ?? 0) / clockTicks, bench: (own.user + own.system) / 1e6, postgres: postgres / clockTicks };
+}
+
+/**
+ * How busy the machine was since `start`, in cores (CPU seconds per second): in all, by this
+ * benchmark process (client and raw Typst threads), by the service trees measured (`service`
+ * CPU seconds), by PostgreSQL (any database: other users of the server count too), by
+ * everything else, and stolen by the hypervisor. Other load disturbs the figures.
+ */
+export function machineLoad(start: MachineCpu, service = 0): { busyCores: number; benchCores: number; serviceCores: number; postgresCores: number; otherCores: number; stealCores: number } {
+  const now = machineCpu();
+  const s = (now.at - start.at) / 1000;
+  const busy = now.busy - start.busy;
+  const bench = now.bench - start.bench;
+  const postgres = now.postgres - start.postgres;
+  const r = (x: number) => +(x / s).toFixed(2);
+  return { busyCores: r(busy), benchCores: r(bench), serviceCores: r(service), postgresCores: r(postgres), otherCores: r(Math.max(0, busy - bench - service - postgres)), stealCores: r(now.steal - start.steal) };
+}
+
+/** Samples the tree memory of some roots every `everyMs` and keeps the peak of their sum. */
+export class PeakMemory {
+  peak: TreeMemory = { pss: 0, rss: 0, rootPss: 0, processes: 0 };
+  private timer: NodeJS.Timeout | undefined;
+  constructor(
+    private readonly roots: () => number[],
+    private readonly everyMs = 200,
+  ) {}
+
+  start(): this {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.everyMs).unref();
+    return this;
+  }
+
+  sample(): TreeMemory {
+    const now: TreeMemory = { pss: 0, rss: 0, rootPss: 0, processes: 0 };
+    for (const root of this.roots()) {
+      const m = treeMemory(root);
+      now.pss += m.pss;
+      now.rss += m.rss;
+      now.rootPss += m.rootPss;
+      now.processes += m.processes;
+    }
+    if (now.pss > this.peak.pss) this.peak = now;
+    return now;
+  }
+
+  stop(): TreeMemory {
+    if (this.timer) this.sample();
+    clearInterval(this.timer);
+    this.timer = undefined;
+    return this.peak;
+  }
+}
+
+/** Rounds a memory figure (MiB) for the results. */
+export const mib = (m: TreeMemory) => ({ pssMiB: Math.round(m.pss), rssMiB: Math.round(m.rss), serverPssMiB: Math.round(m.rootPss), processes: m.processes });

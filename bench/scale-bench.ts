@@ -1,0 +1,88 @@
+// Section `postgres`: the asynchronous figure with the service on PostgreSQL (a fresh database,
+// dropped afterwards), first as one process (role all), then with a second process of role
+// worker on the same database and data folder. SQLite is meant for one process
+// (docs/configuration.md), so the second worker is measured on PostgreSQL only.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mib, PeakMemory } from './procfs.js';
+import { startBenchServer, type BenchServer } from './server-process.js';
+import { asyncRun, renderEnv, sheetProject, warmUp, type AsyncRun, type BenchContext } from './sheet-bench.js';
+
+export type ScaleResults =
+  | { skipped: string }
+  | {
+      database: string;
+      sqlite: { docsPerSec: number; measuredHere: boolean };
+      onePostgres: AsyncRun & { ofSqlite: number };
+      twoPostgres: AsyncRun & { ofOne: number; memory: ReturnType<typeof mib> };
+    };
+
+const pgHost = process.env.PGHOST || '127.0.0.1';
+const pgPort = process.env.PGPORT || '5432';
+const pgUser = process.env.PGUSER || 'postgres';
+const pgArgs = ['-h', pgHost, '-p', pgPort, '-U', pgUser];
+
+/** A fresh database on the local PostgreSQL, or the reason there is none. */
+function createDatabase(): { url: string; drop: () => void } | { skipped: string } {
+  const name = `pressroom_bench_${randomBytes(4).toString('hex')}`;
+  try {
+    execFileSync('createdb', [...pgArgs, name], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 15_000 });
+  } catch (err) {
+    const e = err as { stderr?: Buffer; message: string };
+    return { skipped: `no PostgreSQL reachable as ${pgUser}@${pgHost}:${pgPort} (${(e.stderr?.toString() || e.message).trim().split('\n')[0]})` };
+  }
+  return {
+    url: `postgres://${encodeURIComponent(pgUser)}@${pgHost}:${pgPort}/${name}`,
+    drop: () => execFileSync('dropdb', [...pgArgs, '--if-exists', '--force', name], { stdio: 'ignore', timeout: 30_000 }),
+  };
+}
+
+/** Asynchronous throughput on SQLite, unless the `pdf` section measured it in this run. */
+async function sqliteFigure(b: BenchContext): Promise<{ docsPerSec: number; measuredHere: boolean }> {
+  const known = (b.results.async as AsyncRun | undefined)?.docsPerSec;
+  if (known !== undefined) return { docsPerSec: known, measuredHere: false };
+  const server = await startBenchServer(renderEnv(b.cores));
+  try {
+    const client = await sheetProject(server.url);
+    await warmUp(client, b.cores);
+    return { docsPerSec: (await asyncRun(client, [server.child.pid!], 600, 0)).docsPerSec, measuredHere: true };
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function postgresBench(b: BenchContext): Promise<void> {
+  const db = createDatabase();
+  if ('skipped' in db) {
+    b.results.postgres = { skipped: db.skipped } satisfies ScaleResults;
+    return;
+  }
+  try {
+    const sqlite = await sqliteFigure(b);
+    const env = { ...renderEnv(b.cores), PRESSROOM_DATABASE_URL: db.url };
+    const server = await startBenchServer(env);
+    let worker: BenchServer | undefined;
+    try {
+      const client = await sheetProject(server.url);
+      await warmUp(client, b.cores);
+      const one = await asyncRun(client, [server.child.pid!], 600, 0);
+      // The second process shares the database and the data folder (blobs are files there).
+      worker = await startBenchServer(env, { role: 'worker', data: server.data });
+      const pids = [server.child.pid!, worker.child.pid!];
+      await warmUp(client, b.cores);
+      const peak = new PeakMemory(() => pids).start();
+      const two = await asyncRun(client, pids, 600, 600);
+      b.results.postgres = {
+        database: 'PostgreSQL (fresh database, dropped afterwards)',
+        sqlite,
+        onePostgres: { ...one, ofSqlite: +(one.docsPerSec / sqlite.docsPerSec).toFixed(3) },
+        twoPostgres: { ...two, ofOne: +(two.docsPerSec / one.docsPerSec).toFixed(3), memory: mib(peak.stop()) },
+      } satisfies ScaleResults;
+    } finally {
+      await worker?.stop();
+      await server.stop();
+    }
+  } finally {
+    db.drop();
+  }
+}

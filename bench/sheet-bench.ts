@@ -1,0 +1,108 @@
+// Section `pdf`: the one-page data sheet through raw Typst and through the service (SQLite,
+// role all): throughput of asynchronous tickets, the service process's CPU per ticket,
+// synchronous latency and the peak memory of the whole process tree.
+import { sheetRaw, sheetTemplate, sheetXml, sheetZip } from './documents.js';
+import { percentile } from './fixtures.js';
+import { ProjectClient, submitAll } from './api.js';
+import { cpuSince, machineCpu, machineLoad, mib, PeakMemory, treeCpu } from './procfs.js';
+import { rawLatency, rawThroughput } from './raw-typst.js';
+import { startBenchServer } from './server-process.js';
+
+export interface BenchContext {
+  cores: number;
+  results: Record<string, unknown>;
+}
+
+export const SHEET_QUERY = 'documentTemplate=sheet';
+export const renderEnv = (cores: number) => ({ PRESSROOM_RENDER_THREADS: String(cores) });
+
+/** A project `acme/<project>` with the benchmark page uploaded as master-documents/sheet.typ. */
+export async function sheetProject(base: string, project = 'shop'): Promise<ProjectClient> {
+  const client = await ProjectClient.create(base, 'acme', project);
+  await client.putFile('master-documents/sheet.typ', sheetTemplate);
+  return client;
+}
+
+export interface AsyncRun {
+  tickets: number;
+  seconds: number;
+  docsPerSec: number;
+  /** CPU seconds of each process named (its own, and its render processes'). */
+  cpu: { self: number; children: number }[];
+  /** The machine meanwhile, in cores: what else ran disturbs the figure. */
+  machine: ReturnType<typeof machineLoad>;
+}
+
+/**
+ * `n` tickets (records first … first + n − 1) submitted by 8 clients; the clock runs from the
+ * first submission until no ticket is open. CPU is read from /proc over the same interval.
+ */
+export async function asyncRun(client: ProjectClient, pids: number[], n: number, first: number): Promise<AsyncRun> {
+  const bodies = Array.from({ length: n }, (_, i) => sheetZip(first + i));
+  const cpu0 = pids.map((p) => treeCpu(p));
+  const machine0 = machineCpu();
+  const started = performance.now();
+  const answers = await submitAll(client, n, 8, (i) => bodies[i]!, SHEET_QUERY);
+  const bad = answers.filter((a) => a.status !== 202);
+  if (bad.length) throw new Error(`${bad.length} submissions were not accepted (first: ${bad[0]!.status})`);
+  const ended = await client.waitIdle();
+  const cpu = pids.map((p, k) => cpuSince(p, cpu0[k]!));
+  const machine = machineLoad(machine0, cpu.reduce((sum, c) => sum + c.self + c.children, 0));
+  await client.expectRendered(answers.flatMap((a) => a.tickets));
+  const seconds = (ended - started) / 1000;
+  return { tickets: n, seconds: +seconds.toFixed(2), docsPerSec: +(n / seconds).toFixed(1), cpu, machine };
+}
+
+/** Warms the render processes up: a few tickets, then wait until all are done. */
+export async function warmUp(client: ProjectClient, cores: number): Promise<void> {
+  await submitAll(client, 10 * cores, 2 * cores, (i) => sheetZip(100_000 + i), SHEET_QUERY);
+  await client.waitIdle();
+}
+
+export interface SheetResults {
+  rawTypst: { processes: number; docsPerSec: number; throughputP50Ms: number; latencyP50Ms: number; latencyP95Ms: number; cpuMsPerDoc: number; machine: ReturnType<typeof machineLoad> };
+  async: AsyncRun & { ofRaw: number; serverCpuMsPerTicket: number; renderCpuMsPerTicket: number };
+  sync: { requests: number; p50Ms: number; p95Ms: number; p99Ms: number; overP50Ms: number; overP95Ms: number };
+  memory: ReturnType<typeof mib>;
+}
+
+export async function sheetBench(b: BenchContext): Promise<void> {
+  const doc = await sheetRaw();
+  const records = Array.from({ length: 256 }, (_, i) => sheetXml(i));
+  const throughput = await rawThroughput(doc, records, b.cores);
+  const latency = await rawLatency(doc, records);
+  const rawTypst = { processes: b.cores, docsPerSec: throughput.docsPerSec, throughputP50Ms: throughput.p50Ms, latencyP50Ms: latency.p50Ms, latencyP95Ms: latency.p95Ms, cpuMsPerDoc: throughput.cpuMsPerDoc, machine: throughput.machine };
+  b.results.rawTypst = rawTypst satisfies SheetResults['rawTypst'];
+
+  const server = await startBenchServer(renderEnv(b.cores));
+  const pid = server.child.pid!;
+  const peak = new PeakMemory(() => [pid]).start();
+  try {
+    const client = await sheetProject(server.url);
+    await warmUp(client, b.cores);
+    const run = await asyncRun(client, [pid], 600, 0);
+    const { self, children } = run.cpu[0]!;
+    b.results.async = {
+      ...run,
+      ofRaw: +(run.docsPerSec / rawTypst.docsPerSec).toFixed(3),
+      serverCpuMsPerTicket: +((1000 * self) / run.tickets).toFixed(2),
+      renderCpuMsPerTicket: +((1000 * children) / run.tickets).toFixed(2),
+    } satisfies SheetResults['async'];
+
+    const times: number[] = [];
+    for (let i = 0; i < 150; i++) times.push((await client.renderSync(sheetZip(1000 + i), SHEET_QUERY)).ms);
+    const p50 = percentile(times, 50);
+    const p95 = percentile(times, 95);
+    b.results.sync = {
+      requests: times.length,
+      p50Ms: +p50.toFixed(1),
+      p95Ms: +p95.toFixed(1),
+      p99Ms: +percentile(times, 99).toFixed(1),
+      overP50Ms: +(p50 - rawTypst.latencyP50Ms).toFixed(1),
+      overP95Ms: +(p95 - rawTypst.latencyP95Ms).toFixed(1),
+    } satisfies SheetResults['sync'];
+  } finally {
+    b.results.memory = mib(peak.stop()) satisfies SheetResults['memory'];
+    await server.stop();
+  }
+}
