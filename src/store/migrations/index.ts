@@ -8,6 +8,7 @@ import { authGuards } from './006-auth-guards.js';
 import { tokenIdentity } from './006-token-identity.js';
 import { stepEvents } from './009-step-events.js';
 import { idempotency } from './010-idempotency.js';
+import { hotPathIndexes } from './011-hot-path-indexes.js';
 
 /** Every migration, in order. Names sort lexically; never rename one that shipped. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '006-token-identity': tokenIdentity,
   '009-step-events': stepEvents,
   '010-idempotency': idempotency,
+  '011-hot-path-indexes': hotPathIndexes,
 };
