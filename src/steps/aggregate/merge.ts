@@ -1,4 +1,5 @@
-import * as mupdf from 'mupdf';
+// MuPDF (a WASM module of several MiB) is loaded by the first merge: a server that never
+// aggregates does not carry it.
 
 /** One part's PDF with the title of its bookmark. */
 export interface MergePart {
@@ -7,7 +8,8 @@ export interface MergePart {
 }
 
 /** Concatenates PDFs in order and adds one top-level bookmark per part, at its first page. */
-export function mergePdfs(parts: MergePart[]): { pdf: Buffer; pages: number } {
+export async function mergePdfs(parts: MergePart[]): Promise<{ pdf: Buffer; pages: number }> {
+  const mupdf = await import('mupdf');
   const out = new mupdf.PDFDocument();
   const marks: { title: string; page: number }[] = [];
   let pages = 0;

@@ -41,7 +41,7 @@ export function aggregateStep(): Step {
         const label = (JSON.parse(part.params) as TicketParams).label;
         sources.push({ pdf, title: label ?? `Part ${(part.part_index ?? 0) + 1}` });
       }
-      const merged = mergePdfs(sources);
+      const merged = await mergePdfs(sources);
       const config = await configs.of(targets.pdf.step);
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults[targets.pdf.step]);
       const name = outputNameOf(targets.pdf, ticket.id);
