@@ -34,7 +34,7 @@ export function createSteps(ctx: Context): StepSet {
   const steps = new Map<string, Step>([
     [targets.pdf.step, renderPdfStep({ typst, transformer: ctx.transformer, assets })],
     [targets.pptx.step, renderPptxStep({ transformer: ctx.transformer })],
-    ['aggregate', aggregateStep()],
+    ['aggregate', aggregateStep({ mupdf })],
     ['convert', convertStep({ mupdf })],
     ['upload', uploadStep()],
     ['callback', callbackStep()],

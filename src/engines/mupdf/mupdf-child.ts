@@ -6,7 +6,8 @@ import type * as MuPDF from 'mupdf';
 import { serveJobs } from '../pool/index.js';
 import { encodeRgb } from './encode.js';
 import { selectPages } from './pages.js';
-import { MAX_PAGE_PIXELS, MAX_TOTAL_PIXELS, type ConvertJob, type ConvertOutcome, type ConvertProgress, type PageImage } from './protocol.js';
+import { mergePdfs } from './merge.js';
+import { MAX_PAGE_PIXELS, MAX_TOTAL_PIXELS, type ConvertJob, type ConvertOutcome, type ConvertProgress, type MergeJob, type MergeOutcome, type MupdfJob, type PageImage } from './protocol.js';
 
 const mupdf: typeof MuPDF = await import('mupdf');
 mupdf.setLog(null);
@@ -120,4 +121,13 @@ async function run(job: ConvertJob, progress: (p: ConvertProgress) => void): Pro
   }
 }
 
-serveJobs<ConvertJob, ConvertOutcome, ConvertProgress>(run);
+function merge(job: MergeJob): MergeOutcome {
+  try {
+    return { ok: true, ...mergePdfs(mupdf, job.parts) };
+  } catch (err) {
+    const message = (err as Error).message ?? String(err);
+    return { ok: false, reason: outOfMemory.test(message) ? 'memory' : 'pdf', message: `merging the parts failed: ${message}` };
+  }
+}
+
+serveJobs<MupdfJob, ConvertOutcome | MergeOutcome, ConvertProgress>((job, progress) => (job.kind === 'merge' ? merge(job) : run(job, progress)));

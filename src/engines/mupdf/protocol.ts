@@ -7,6 +7,7 @@ export const MAX_TOTAL_PIXELS = 2_000_000_000;
 
 /** One conversion, as sent to a MuPDF process. */
 export interface ConvertJob {
+  kind?: 'convert';
   pdf: Uint8Array;
   format: 'png' | 'jpg';
   resolution: number;
@@ -28,3 +29,21 @@ export type ConvertProgress = { type: 'plan'; pageCount: number; pages: number[]
 
 /** How a conversion ended; `memory` when MuPDF's allocator hit the process's memory limit. */
 export type ConvertOutcome = { ok: true } | { ok: false; reason: 'page' | 'too-large' | 'pdf' | 'memory'; message: string };
+
+/** One part of a merge: its PDF and the title of its bookmark. */
+export interface MergePart {
+  pdf: Uint8Array;
+  title: string;
+}
+
+/** A merge of PDFs into one, as sent to a MuPDF process. */
+export interface MergeJob {
+  kind: 'merge';
+  parts: MergePart[];
+}
+
+/** What a MuPDF process is asked to do. */
+export type MupdfJob = ConvertJob | MergeJob;
+
+/** How a merge ended. */
+export type MergeOutcome = { ok: true; pdf: Uint8Array; pages: number } | { ok: false; reason: 'pdf' | 'memory'; message: string };

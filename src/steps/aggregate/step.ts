@@ -6,7 +6,7 @@ import { attemptFileKey } from '../../tickets/blob-keys.js';
 import type { TicketParams } from '../../tickets/params.js';
 import type { Step, StepInput, StepOutcome } from '../../tickets/step.js';
 import { outputNameOf, targets } from '../targets.js';
-import { mergePdfs } from './merge.js';
+import { ConvertError, type MupdfEngine } from '../../engines/mupdf/index.js';
 
 
 /**
@@ -15,7 +15,7 @@ import { mergePdfs } from './merge.js';
  * `aggregate.timeoutInSeconds` fail it with 504. Until then it defers to its deadline (the
  * last part to finish makes it due early).
  */
-export function aggregateStep(): Step {
+export function aggregateStep(deps: { mupdf: MupdfEngine }): Step {
   return {
     name: 'aggregate',
     async run({ ctx, ticket, params, config: configs }: StepInput): Promise<StepOutcome> {
@@ -41,7 +41,11 @@ export function aggregateStep(): Step {
         const label = (JSON.parse(part.params) as TicketParams).label;
         sources.push({ pdf, title: label ?? `Part ${(part.part_index ?? 0) + 1}` });
       }
-      const merged = await mergePdfs(sources);
+      const merged = await deps.mupdf.merge(sources).catch((err: unknown) => {
+        if (err instanceof ConvertError) return err;
+        throw err;
+      });
+      if (merged instanceof ConvertError) return fail(merged.kind === 'memory' ? ticketErrorCodes.memory : merged.kind === 'timeout' ? ticketErrorCodes.timeout : ticketErrorCodes.internal, `merging the parts failed: ${merged.message}`);
       const config = await configs.of(targets.pdf.step);
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults[targets.pdf.step]);
       const name = outputNameOf(targets.pdf, ticket.id);

@@ -1,15 +1,9 @@
-// MuPDF (a WASM module of several MiB) is loaded by the first merge: a server that never
-// aggregates does not carry it.
+import type * as MuPDF from 'mupdf';
 
-/** One part's PDF with the title of its bookmark. */
-export interface MergePart {
-  pdf: Buffer;
-  title: string;
-}
+import type { MergePart } from './protocol.js';
 
-/** Concatenates PDFs in order and adds one top-level bookmark per part, at its first page. */
-export async function mergePdfs(parts: MergePart[]): Promise<{ pdf: Buffer; pages: number }> {
-  const mupdf = await import('mupdf');
+/** Concatenates PDFs in order and adds one top-level bookmark per part, at its first page (in a MuPDF process). */
+export function mergePdfs(mupdf: typeof MuPDF, parts: readonly MergePart[]): { pdf: Uint8Array; pages: number } {
   const out = new mupdf.PDFDocument();
   const marks: { title: string; page: number }[] = [];
   let pages = 0;
@@ -24,7 +18,7 @@ export async function mergePdfs(parts: MergePart[]): Promise<{ pdf: Buffer; page
   const outline = out.outlineIterator();
   for (const m of marks) outline.insert({ title: m.title, uri: out.formatLinkURI({ type: 'Fit', chapter: 0, page: m.page, x: 0, y: 0, width: 0, height: 0, zoom: 0 }), open: false });
   const buffer = out.saveToBuffer('compress');
-  const pdf = Buffer.from(buffer.asUint8Array());
+  const pdf = buffer.asUint8Array().slice();
   out.destroy();
   return { pdf, pages };
 }
