@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants, createWriteStream, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { constants, createWriteStream, readFileSync, statSync } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -14,10 +14,11 @@ const isTemp = (name: string): boolean => /[~.][0-9a-f]{12}\.tmp$/.test(name);
 const missing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
 /**
- * Blobs up to this size are written and read with synchronous calls. A render's files (input,
- * PDF, content, log) are small; each promise-based call is a round trip through libuv's thread
- * pool, which waits behind the render processes for a core: measured 1–8 ms per ticket on 2
- * busy cores, against ~0.1 ms for the same calls made directly (page-cache writes, no fsync either way).
+ * Blobs up to this size are read with one synchronous call: a promise-based read is several
+ * round trips through libuv's thread pool, which on two cores busy with renders each wait for
+ * a core. Writes stay asynchronous: a synchronous write blocks the thread that answers
+ * requests while the file system allocates (measured: a burst of 2000 submissions from 16
+ * clients during renders had a 202 p99 of 186-188 ms with synchronous writes, 77-103 ms without).
  */
 const SYNC_MAX_BYTES = 1024 * 1024;
 
@@ -37,38 +38,25 @@ export class FileBlobStore implements BlobStore {
   async put(key: string, data: Buffer | Readable): Promise<number> {
     const target = this.file(key);
     const tmp = `${target}~${randomBytes(6).toString('hex')}.tmp`;
-    if (Buffer.isBuffer(data) && data.length <= SYNC_MAX_BYTES) {
-      this.putSmall(target, tmp, data);
-      return data.length;
-    }
-    await mkdir(dirname(target), { recursive: true });
     try {
-      // A buffer is written in one call; only streams need a pipeline.
-      if (Buffer.isBuffer(data)) await writeFile(tmp, data);
-      else await pipeline(data, createWriteStream(tmp));
+      // A buffer is written in one call; only streams need a pipeline. Most writes go to a
+      // folder that exists: it is created only when the first attempt finds it missing.
+      if (Buffer.isBuffer(data)) {
+        await writeFile(tmp, data).catch(async (err: unknown) => {
+          if (!missing(err)) throw err;
+          await mkdir(dirname(target), { recursive: true });
+          await writeFile(tmp, data);
+        });
+      } else {
+        await mkdir(dirname(target), { recursive: true });
+        await pipeline(data, createWriteStream(tmp));
+      }
       await rename(tmp, target);
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;
     }
     return Buffer.isBuffer(data) ? data.length : (await stat(target)).size;
-  }
-
-  private putSmall(target: string, tmp: string, data: Buffer): void {
-    try {
-      try {
-        writeFileSync(tmp, data);
-      } catch (err) {
-        // The folder is created only when missing: most writes go to an existing one.
-        if (!missing(err)) throw err;
-        mkdirSync(dirname(target), { recursive: true });
-        writeFileSync(tmp, data);
-      }
-      renameSync(tmp, target);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    }
   }
 
   async get(key: string): Promise<Buffer | undefined> {
