@@ -8,6 +8,23 @@ import { benchPng, storedZip, xmlText } from './fixtures.js';
 
 export const sheetTemplate = readFileSync(new URL('./templates/sheet.typ', import.meta.url));
 export const catalogueTemplate = readFileSync(new URL('./templates/catalogue.typ', import.meta.url));
+export const partTemplate = readFileSync(new URL('./templates/part.typ', import.meta.url));
+
+/** Item `i` of the fanout benchmark, as it appears in the request and (alone) in its part's data. */
+export const fanoutItem = (i: number): string => `<item id="P${i}"><title>Part ${i}</title><price>${i}.00</price><qty>${i % 7}</qty></item>`;
+
+/** What raw Typst compiles for one fanout part. */
+export async function partRaw(): Promise<RawDocument> {
+  return {
+    files: [
+      [`${JOB_ROOT}/master-documents/part.typ`, partTemplate],
+      [`${JOB_ROOT}/pressroom/lib.typ`, await readHelperLibrary()],
+    ],
+    main: `${JOB_ROOT}/master-documents/part.typ`,
+    inputs: jobInputs('part', []),
+    dataPath: `${JOB_ROOT}/data.xml`,
+  };
+}
 
 const features = ['ground coffee', 'milk jug', 'descaler', 'filter', 'cup set', 'grinder', 'tamper', 'scale'];
 

@@ -1,8 +1,15 @@
+import { fanoutItem, partRaw, partTemplate } from './documents.js';
 import { mib, PeakMemory } from './procfs.js';
+import { rawThroughput } from './raw-typst.js';
 import { startBenchServer } from './server-process.js';
 
-/** A 1000-part fanout with aggregate, end to end: submit, render every part, merge. */
+/**
+ * A 1000-part fanout with aggregate, end to end: submit, render every part (bench/templates/
+ * part.typ), merge. Beside it, raw Typst's time for the same parts on as many processes.
+ */
 export async function fanoutBench(cores: number, parts = 1000): Promise<Record<string, unknown>> {
+  const raw = await rawThroughput(await partRaw(), Array.from({ length: parts }, (_, i) => `<data>${fanoutItem(i)}</data>`), cores, 3000);
+  const rawSeconds = +(parts / raw.docsPerSec).toFixed(2);
   const server = await startBenchServer({ PRESSROOM_RENDER_THREADS: String(cores) });
   const peak = new PeakMemory(() => [server.child.pid!]);
   try {
@@ -20,9 +27,10 @@ export async function fanoutBench(cores: number, parts = 1000): Promise<Record<s
     await fetch(`${base}/rest/repository/files/tenants/acme/projects/fan/restapi/config.ion`, {
       method: 'PUT',
       headers: { ...admin, 'content-type': 'application/octet-stream' },
-      body: '{ fanout: { enabled: true, itemAttribute: "" }, aggregate: { enabled: true } }',
+      body: '{ fanout: { enabled: true, itemAttribute: "" }, aggregate: { enabled: true }, documentTemplate: "part" }',
     });
-    const items = Array.from({ length: parts }, (_, i) => `<item id="P${i}"><title>Part ${i}</title><price>${i}.00</price><qty>${i % 7}</qty></item>`).join('');
+    await fetch(`${base}/rest/repository/files/tenants/acme/projects/fan/master-documents/part.typ`, { method: 'PUT', headers: { ...admin, 'content-type': 'application/octet-stream' }, body: partTemplate });
+    const items = Array.from({ length: parts }, (_, i) => fanoutItem(i)).join('');
     const body = `<data>${items}</data>`;
     peak.start();
     const started = performance.now();
@@ -36,6 +44,7 @@ export async function fanoutBench(cores: number, parts = 1000): Promise<Record<s
           parts: result.tickets.length,
           intakeMs: Math.round(intakeMs),
           endToEndSeconds: +((performance.now() - started) / 1000).toFixed(2),
+          rawSeconds,
           status: s.status,
           mergedPages: s.processingPages,
           memory: mib(peak.stop()),

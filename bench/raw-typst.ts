@@ -8,15 +8,14 @@ import { cpuSince, machineCpu, machineLoad, mib, PeakMemory, treeCpu } from './p
 import type { RawDocument } from './documents.js';
 
 // Like a render process: the same compiler, files mapped once, data.xml and the per-job
-// sys.inputs (ticket, createdAt) new for every document, compile + PDF without tags, the
-// compiler's cache trimmed every 10 documents.
+// sys.inputs (ticket, createdAt) new for every document, compile + PDF without tags, and the
+// compiler's cache trimmed after every document to what that document used.
 const rawProcess = `
 const { NodeCompiler } = require('@myriaddreamin/typst-ts-node-compiler');
 process.once('message', (w) => {
   const c = NodeCompiler.create({ workspace: '/pressroom-job' });
   for (const [p, b] of w.files) c.mapShadow(p, Buffer.from(b));
   let k = w.first;
-  let since = 0;
   function once() {
     const t = performance.now();
     const cpu = process.cpuUsage();
@@ -29,7 +28,7 @@ process.once('message', (w) => {
     const pdf = c.pdf(doc, { pdfTags: false });
     const ms = performance.now() - t;
     const used = process.cpuUsage(cpu);
-    if (++since >= 10) { c.evictCache(5); since = 0; }
+    c.evictCache(1);
     return { ms, cpuMs: (used.user + used.system) / 1000, pages: doc.numOfPages, bytes: pdf.length };
   }
   for (let i = 0; i < w.warmup; i++) once();
