@@ -14,7 +14,9 @@ function resolve(files: WireFile[]): { files: [string, Buffer][] } | { missing: 
   const out: [string, Buffer][] = [];
   for (const f of files) {
     if ('data' in f) {
-      const data = Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength);
+      // The bytes arrive as a view into the whole job message; a kept file gets its own copy,
+      // or it would hold the message (with the job's data file) for as long as it is kept.
+      const data = f.sha256 ? Buffer.from(f.data) : Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength);
       if (f.sha256) kept.set(f.sha256, data);
       out.push([f.path, data]);
     } else {
