@@ -7,8 +7,8 @@ const MIN_RESIDENT_BYTES = 4096;
 
 /**
  * What the engine has sent each render process, so a template, the helper library, fonts and
- * images that many jobs share cross the pipe once per process instead of with every job
- * (the pipe write blocks the server's thread while a busy process drains it). The parent
+ * images that many jobs share cross the pipe once per process instead of with every job (each
+ * byte sent is serialised, copied through the pipe and copied again into Typst). The parent
  * decides what a process keeps, least recently used first out, within `maxBytes` per process;
  * the process only follows (`drop`), so both sides always agree.
  */
