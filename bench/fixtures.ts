@@ -1,5 +1,6 @@
 // Deterministic inputs for the benchmark documents: seeded PNGs and ZIP bodies.
-import { crc32, deflateSync } from 'node:zlib';
+import { crc32 } from 'node:zlib';
+import { rgbPng } from '../test/helpers/png.js';
 
 /** A small seeded PRNG (mulberry32), so every run renders the same pictures. */
 function random(seed: number): () => number {
@@ -11,15 +12,6 @@ function random(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body) >>> 0);
-  return Buffer.concat([len, body, crc]);
 }
 
 function png(side: number, seed: number): Buffer {
@@ -36,12 +28,7 @@ function png(side: number, seed: number): Buffer {
       raw[o + 2] = (hue[2]! + next() * 96) & 255;
     }
   }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(side, 0);
-  ihdr.writeUInt32BE(side, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return rgbPng(side, side, raw, 9);
 }
 
 const pngs = new Map<number, Buffer>();

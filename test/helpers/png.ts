@@ -9,6 +9,16 @@ function chunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([len, body, crc]);
 }
 
+/** A PNG of 8-bit RGB scanlines (`raw`: each row a filter byte, then width × 3 bytes), deflated at `level`. */
+export function rgbPng(width: number, height: number, raw: Buffer, level?: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, level === undefined ? {} : { level })), chunk('IEND', Buffer.alloc(0))]);
+}
+
 /**
  * An RGB PNG of the given size with a colour gradient. `noise` adds random pixels so the
  * file does not compress away (to reach a target size such as the benchmark's 50 KB).
@@ -25,10 +35,5 @@ export function tinyPng(width: number, height: number, noise = false): Buffer {
       raw[o + 2] = 128;
     }
   }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return rgbPng(width, height, raw);
 }
