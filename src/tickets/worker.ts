@@ -31,6 +31,14 @@ export class Worker {
   private readonly released = new Set<string>();
   private readonly implemented: ReadonlySet<string>;
   private running = false;
+  /**
+   * Hints that a ticket may have become due: a `new` event, a poll interval gone by, the end of
+   * a step of a project with a parallel limit (its waiting tickets may go now). A claim that
+   * comes back empty marks the hints it saw as tried, so finished steps do not cost an empty
+   * claim (a write transaction) each while nothing new arrived.
+   */
+  private hints = 1;
+  private triedHints = 0;
   private wake: (() => void) | null = null;
   private unsubscribe: (() => void) | null = null;
   private loop: Promise<void> | null = null;
@@ -46,7 +54,10 @@ export class Worker {
   start(): void {
     this.running = true;
     this.unsubscribe = this.notifier.subscribe((event) => {
-      if (event === 'new') this.wake?.();
+      if (event === 'new') {
+        this.hints++;
+        this.wake?.();
+      }
     });
     this.loop = this.run();
   }
@@ -96,12 +107,16 @@ export class Worker {
     while (this.running) {
       const free = settings.workerConcurrency - this.active.size;
       const claimed: TicketRow[] = [];
-      if (free > 0) {
+      if (free > 0 && this.hints !== this.triedHints) {
         try {
           // One at a time: each claim must see the previous one's lease for per-project limits.
           for (let i = 0; i < free; i++) {
+            const seen = this.hints;
             const one = await tickets.claimDue(this.ctx.db.kysely, this.ctx.db.dialect, this.id, this.ctx.now(), settings.leaseMs, 1);
-            if (one.length === 0) break;
+            if (one.length === 0) {
+              this.triedHints = seen;
+              break;
+            }
             claimed.push(...one);
           }
         } catch (err) {
@@ -113,12 +128,16 @@ export class Worker {
         this.active.add(p);
         void p.finally(() => {
           this.active.delete(p);
+          if (t.max_parallel !== null) this.hints++;
           this.wake?.();
         });
       }
       if (claimed.length === free && free > 0) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, settings.pollMs);
+        const timer = setTimeout(() => {
+          this.hints++;
+          resolve();
+        }, settings.pollMs);
         this.wake = () => {
           clearTimeout(timer);
           resolve();
