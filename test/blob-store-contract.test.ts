@@ -104,6 +104,18 @@ describeEachBlobStore('BlobStore contract', (kind) => {
     assert.deepEqual(await h.store.list('d/'), ['d/two']);
   });
 
+  it('writes into a folder again after its prefix was deleted, and after another process removed it', async () => {
+    await h.store.put('again/t1/a1/out.pdf', Buffer.from('one'));
+    await h.store.deletePrefix('again/t1/');
+    await h.store.put('again/t1/a1/out.pdf', Buffer.from('two'));
+    assert.equal((await h.store.get('again/t1/a1/out.pdf'))?.toString(), 'two');
+    await h.store.put('again/t2/a1/log', Buffer.from('three'));
+    await h.removeBehindItsBack('again/t2/');
+    await h.store.put('again/t2/a1/log', Buffer.from('four'));
+    assert.equal((await h.store.get('again/t2/a1/log'))?.toString(), 'four');
+    assert.deepEqual(await h.store.list('again/'), ['again/t1/a1/out.pdf', 'again/t2/a1/log']);
+  });
+
   it('answers undefined for missing keys', async () => {
     assert.equal(await h.store.get('no/such/key'), undefined);
     assert.equal(await h.store.stream('no/such/key'), undefined);

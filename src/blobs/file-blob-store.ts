@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { constants, createWriteStream, readFileSync, statSync } from 'node:fs';
-import { access, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, constants, createReadStream, createWriteStream, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { access, mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.js';
 import { assertKey, compareKeys, type BlobInfo, type BlobPage, type BlobStore, type ByteRange } from './blob-store.js';
@@ -22,9 +22,19 @@ const missing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code =
  */
 const SYNC_MAX_BYTES = 1024 * 1024;
 
+/** Folders remembered as existing; past this many the memory starts over (it is only a hint). */
+const KNOWN_FOLDERS_MAX = 4096;
+
 /** Blobs as files under one folder: written to a temp name, then renamed into place. */
 export class FileBlobStore implements BlobStore {
   readonly description: string;
+  /**
+   * Folders this store created or wrote into. A write to a folder not known here creates the
+   * folder first instead of finding it missing (one file system round trip less for each new
+   * ticket and attempt). A hint only: a folder removed behind its back (another process's
+   * housekeeping) is found missing by the write and created again.
+   */
+  private readonly folders = new Set<string>();
 
   constructor(private readonly root: string) {
     this.description = `files under ${root}`;
@@ -42,11 +52,14 @@ export class FileBlobStore implements BlobStore {
       // A buffer is written in one call; only streams need a pipeline. Most writes go to a
       // folder that exists: it is created only when the first attempt finds it missing.
       if (Buffer.isBuffer(data)) {
+        const folder = dirname(target);
+        if (!this.folders.has(folder)) await mkdir(folder, { recursive: true });
         await writeFile(tmp, data).catch(async (err: unknown) => {
           if (!missing(err)) throw err;
-          await mkdir(dirname(target), { recursive: true });
+          await mkdir(folder, { recursive: true });
           await writeFile(tmp, data);
         });
+        this.knowFolder(folder);
       } else {
         await mkdir(dirname(target), { recursive: true });
         await pipeline(data, createWriteStream(tmp));
@@ -71,15 +84,37 @@ export class FileBlobStore implements BlobStore {
   }
 
   async stream(key: string, range?: ByteRange): Promise<Readable | undefined> {
-    // Opened first, so a missing file is known before anything is streamed (and no stat can race a rename).
-    let handle;
+    // Opened first, so a missing file is known before anything is streamed (and no stat can race
+    // a rename). A small file is read at once, like get(); a large one streams off the main thread.
+    let fd;
     try {
-      handle = await open(this.file(key), 'r');
+      fd = openSync(this.file(key), 'r');
     } catch (err) {
       if (missing(err)) return undefined;
       throw err;
     }
-    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+    let size;
+    try {
+      size = fstatSync(fd).size;
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+    if (size > SYNC_MAX_BYTES) return createReadStream('', { fd, ...(range ? { start: range.start, end: range.end } : {}) });
+    try {
+      const start = range ? Math.min(range.start, size) : 0;
+      const end = range ? Math.min(range.end + 1, size) : size;
+      const bytes = Buffer.allocUnsafe(Math.max(0, end - start));
+      let done = 0;
+      while (done < bytes.length) {
+        const n = readSync(fd, bytes, done, bytes.length - done, start + done);
+        if (n === 0) break;
+        done += n;
+      }
+      return Readable.from([bytes.subarray(0, done)], { objectMode: false });
+    } finally {
+      closeSync(fd);
+    }
   }
 
   async stat(key: string): Promise<BlobInfo | undefined> {
@@ -104,7 +139,10 @@ export class FileBlobStore implements BlobStore {
       if (!missing(err)) throw err;
     }
     // rmdir refuses a folder that is not empty, which is exactly the condition wanted.
-    if (opts.pruneFolder && key.includes('/')) await rmdir(dirname(path)).catch(() => {});
+    if (opts.pruneFolder && key.includes('/')) {
+      this.folders.delete(dirname(path));
+      await rmdir(dirname(path)).catch(() => {});
+    }
   }
 
   async list(prefix: string): Promise<string[]> {
@@ -122,7 +160,9 @@ export class FileBlobStore implements BlobStore {
   async deletePrefix(prefix: string): Promise<void> {
     if (!prefix.endsWith('/')) throw new Error(`blob prefix must end in /: ${prefix}`);
     // The folder goes too, so no empty directories pile up.
-    await rm(this.file(prefix.slice(0, -1)), { recursive: true, force: true });
+    const folder = this.file(prefix.slice(0, -1));
+    for (const known of this.folders) if (known === folder || known.startsWith(folder + sep)) this.folders.delete(known);
+    await rm(folder, { recursive: true, force: true });
   }
 
   async removeStaleTemp(before: number): Promise<number> {
@@ -148,6 +188,11 @@ export class FileBlobStore implements BlobStore {
   }
 
   close(): void {}
+
+  private knowFolder(folder: string): void {
+    if (this.folders.size >= KNOWN_FOLDERS_MAX) this.folders.clear();
+    this.folders.add(folder);
+  }
 
   private async keysUnder(prefix: string): Promise<string[]> {
     const out: string[] = [];

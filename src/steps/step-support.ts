@@ -22,17 +22,35 @@ export function unexpectedFailure(ctx: Context, ticket: TicketRow, err: unknown,
 
 /** Writes a step attempt's files under the attempt's folder ({@link attemptFileKey}) and collects their rows. */
 export class ArtifactWriter {
-  readonly rows: ArtifactRow[] = [];
+  /** One place per put in the order they were asked for, filled once the file is stored. */
+  private readonly slots: (ArtifactRow | undefined)[] = [];
   constructor(
     private readonly ctx: Context,
     private readonly ticket: TicketRow,
   ) {}
 
+  /** The stored files, in the order their puts were called (puts may run side by side). */
+  get rows(): ArtifactRow[] {
+    return this.slots.filter((r): r is ArtifactRow => r !== undefined);
+  }
+
+  /**
+   * Waits for puts started side by side; the first failure is thrown once all have ended, so
+   * that every file stored by then has its row (and none lands after the step reported).
+   */
+  async settle(puts: (Promise<void> | null)[]): Promise<void> {
+    const failed = (await Promise.allSettled(puts)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
   async put(name: string, kind: 'output' | 'log' | 'content', data: Buffer, contentType: string, keep: { until: number | null; rule: string }): Promise<void> {
     const { ticket } = this;
     const key = attemptFileKey(ticket, name);
+    // A file written again (the log, rewritten with the failure after a failed batch) keeps one row.
+    const again = this.slots.findIndex((r) => r?.name === name);
+    const slot = again >= 0 ? again : this.slots.push(undefined) - 1;
     await this.ctx.blobs.put(key, data);
-    this.rows.push({ ticket: ticket.id, name, kind, blob_key: key, size: data.length, content_type: contentType, keep_until: keep.until, keep_rule: keep.rule, created: this.ctx.now() });
+    this.slots[slot] = { ticket: ticket.id, name, kind, blob_key: key, size: data.length, content_type: contentType, keep_until: keep.until, keep_rule: keep.rule, created: this.ctx.now() };
   }
 }
 

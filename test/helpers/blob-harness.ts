@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, UploadPartCommand } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, DeleteObjectCommand, ListMultipartUploadsCommand, UploadPartCommand } from '@aws-sdk/client-s3';
 import { FileBlobStore, type BlobStore } from '../../src/blobs/index.js';
 import { S3BlobStore } from '../../src/blobs/s3-blob-store.js';
 import { createTestBucket, s3Endpoint, type BlobKind } from './s3.js';
@@ -16,6 +16,8 @@ export interface Harness {
   prefix: string;
   /** Leaves a partial write of `key` behind, as a process killed mid-write would. */
   leavePartialWrite(key: string): Promise<void>;
+  /** Removes everything under a prefix directly in the backend, as another process (or an operator) would. */
+  removeBehindItsBack(prefix: string): Promise<void>;
   /** Partial writes the backend still holds. */
   partials(): Promise<number>;
   cleanup(): Promise<void>;
@@ -44,6 +46,7 @@ export async function harness(kind: BlobKind): Promise<Harness> {
         await writeFile(join(root, `${key}~0123456789ab.tmp`), 'half');
       },
       partials: temps,
+      removeBehindItsBack: (p) => rm(join(root, p), { recursive: true, force: true }),
       cleanup: () => rm(root, { recursive: true, force: true }),
     };
   }
@@ -62,6 +65,9 @@ export async function harness(kind: BlobKind): Promise<Harness> {
       await bucket.client.send(new UploadPartCommand({ Bucket: bucket.name, Key, UploadId, PartNumber: 1, Body: Buffer.alloc(5 * 1024 * 1024, 1) }));
     },
     partials: async () => (await uploads()).length,
+    async removeBehindItsBack(p) {
+      for (const Key of await bucket.keys()) if (Key.startsWith(`${prefix}/${p}`)) await bucket.client.send(new DeleteObjectCommand({ Bucket: bucket.name, Key }));
+    },
     async cleanup() {
       store.close();
       await bucket.remove();

@@ -89,11 +89,13 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
         for (const w of out.warnings) log.warn(w);
         log.info(`rendered ${out.pages} page(s), ${out.pdf.length} bytes in ${Math.round(out.msecs)} ms`);
         const outputName = outputNameOf(target, ticket.id);
-        if (keep.output.onSuccess) await stored.put(outputName, 'output', out.pdf, target.mediaType, keep.output);
-        if (keep.log.onSuccess) {
-          if (content) await stored.put(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
-          await stored.put(`${ticket.id}.typst.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
-        }
+        // The files go to storage side by side: each is a round trip (a file's open, write and
+        // rename; an object store's request), and none depends on another.
+        await stored.settle([
+          keep.output.onSuccess ? stored.put(outputName, 'output', out.pdf, target.mediaType, keep.output) : null,
+          keep.log.onSuccess && content ? stored.put(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log) : null,
+          keep.log.onSuccess ? stored.put(`${ticket.id}.typst.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log) : null,
+        ]);
         return { kind: 'succeeded', artifacts: stored.rows, outputName, msecs: Math.round(msecs), pages: out.pages, messages: warnings };
       } catch (err) {
         const failure = unexpectedFailure(ctx, ticket, err, 'internal error while rendering');
