@@ -100,6 +100,9 @@ export type AttemptEnd = { outcome: 'succeeded' | 'failed'; errorCode: string | 
  * usage counters and the end of the attempt in the timeline, only if `attempt` still holds
  * the lease. False means a newer attempt owns the ticket (and nothing was written).
  */
+/** The artifact columns an upsert of an existing (ticket, name) replaces. */
+const artifactColumns = ['blob_key', 'size', 'content_type', 'kind', 'keep_until', 'keep_rule', 'created'] as const satisfies readonly (keyof ArtifactsTable)[];
+
 export async function completeStep(
   db: Kysely<Database>,
   ref: { id: string; attempt: number; owner: string },
@@ -117,11 +120,14 @@ export async function completeStep(
       .where('lease_owner', '=', ref.owner)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return false;
-    for (const a of artifacts) {
+    if (artifacts.length > 0) {
+      // One statement for all of them; a name stored again (a redelivery's rewrite) takes the new row's values.
+      const replaced = Object.fromEntries(artifactColumns.map((c) => [c, sql.ref(`excluded.${c}`)]));
       await trx
         .insertInto('artifacts')
-        .values(a)
-        .onConflict((oc) => oc.columns(['ticket', 'name']).doUpdateSet({ blob_key: a.blob_key, size: a.size, content_type: a.content_type, kind: a.kind, keep_until: a.keep_until, keep_rule: a.keep_rule, created: a.created }))
+        // PostgreSQL refuses a statement that would update one row twice: the last row of a name wins.
+        .values([...new Map(artifacts.map((a) => [a.name, a])).values()])
+        .onConflict((oc) => oc.columns(['ticket', 'name']).doUpdateSet(replaced))
         .execute();
     }
     await addUsage(trx, usage);

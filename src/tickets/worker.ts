@@ -193,16 +193,16 @@ export class Worker {
       return;
     }
     reportStep(ctx, ticket, stepName, outcome, patch, { claimedAt, ms: performance.now() - started });
-    if (patch.complete === 1 && ticket.aggregate_id) await this.wakeAggregate(ticket);
+    if (patch.complete === 1 && ticket.aggregate_id) await this.wakeAggregate(ticket, patch.status ?? ticket.status);
     if (patch.complete === 1) await this.notifier.publish(`done:${ticket.id}`).catch(() => {});
     else if (patch.next) await this.notifier.publish('new').catch(() => {});
   }
 
   /** A finished part makes its aggregate due: at once on failure, else when it was the last. */
-  private async wakeAggregate(part: TicketRow): Promise<void> {
+  private async wakeAggregate(part: TicketRow, status: string | null): Promise<void> {
     const db = this.ctx.db.kysely;
-    const latest = await tickets.findTicket(db, part.id);
-    const failed = latest?.status?.endsWith('.failed') ?? false;
+    // The status just committed with the part's last step.
+    const failed = status?.endsWith('.failed') ?? false;
     if (failed || (await tickets.openPartCount(db, part.aggregate_id!)) === 0) {
       await tickets.makeDue(db, part.aggregate_id!, this.ctx.now());
       await this.notifier.publish('new').catch(() => {});
