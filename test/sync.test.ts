@@ -33,6 +33,8 @@ describeEachStore('synchronous mode with API and worker in separate processes', 
       assert.equal(res.status, 200, res.status === 200 ? '' : await res.text());
       const pdf = Buffer.from(await res.arrayBuffer());
       assert.match((await pdfText(pdf)).join(''), /Synchronous sheet/);
+      // A document of ordinary size is answered whole, so the client learns its length up front.
+      assert.equal(res.headers.get('content-length'), String(pdf.length));
       // Warm: a second request shows the wake-up path, not start-up.
       const started = Date.now();
       const again = await syncRender(300_000);

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/index.js';
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { tickets, type ArtifactRow } from '../store/index.js';
-import { mainArtifact, openArtifact } from '../tickets/index.js';
+import { mainArtifact, openArtifact, readArtifact } from '../tickets/index.js';
 import { idempotent } from './idempotency.js';
 import { intake } from './intake.js';
 import type { IntakeResult, RenderRequest } from './types.js';
@@ -12,6 +12,8 @@ import { targets } from '../steps/targets.js';
 
 /** The document type each target renders. */
 export const outputTypes = { pdf: targets.pdf.mediaType, pptx: targets.pptx.mediaType } as const;
+/** Synchronous answers up to this size are read whole, larger ones streamed. */
+const WHOLE_ANSWER_BYTES = 1024 * 1024;
 /** What renderpdf answers in synchronous mode with `convert`: one image, or a ZIP for a pageset. */
 export const convertTypes = ['image/png', 'image/jpeg', 'application/zip'];
 
@@ -31,7 +33,7 @@ export type RenderAnswer =
   /** Sync mode, not finished within timeToWait; the tickets go on: 408. */
   | { kind: 'timed-out'; stored: IntakeResult }
   /** Sync mode: the finished document. Call delivered() once the client holds it. */
-  | { kind: 'document'; ticket: string; artifact: ArtifactRow; stream: Readable; delivered: () => void };
+  | { kind: 'document'; ticket: string; artifact: ArtifactRow; body: Buffer | Readable; delivered: () => void };
 
 /**
  * Runs a render request in the mode the client asked for: synchronous (the document itself)
@@ -94,8 +96,10 @@ async function awaitDocument(ctx: Context, stored: IntakeResult, id: string, tim
     });
   }
   const artifact = await mainArtifact(ctx, done);
-  const stream = await openArtifact(ctx, artifact);
+  // A document of ordinary size is answered from memory in one write, with its length; a large
+  // one streams.
+  const body = artifact.size <= WHOLE_ANSWER_BYTES ? await readArtifact(ctx, artifact) : await openArtifact(ctx, artifact);
   // The client holding the document is a delivery, like a storage download.
   const delivered = () => void tickets.markShipped(ctx.db.kysely, done.id, ctx.now()).catch(() => {});
-  return { kind: 'document', ticket: done.id, artifact, stream, delivered };
+  return { kind: 'document', ticket: done.id, artifact, body, delivered };
 }

@@ -39,6 +39,13 @@ export async function openArtifact(ctx: Context, row: ArtifactRow, range?: ByteR
   return stream;
 }
 
+/** An artifact's bytes at once (for small files: one read, and the answer knows its length). */
+export async function readArtifact(ctx: Context, row: ArtifactRow): Promise<Buffer> {
+  const data = await ctx.blobs.get(row.blob_key);
+  if (!data) throw notFound(`artifact ${row.name}`);
+  return data;
+}
+
 /** All stored files of a complete ticket packed into one ZIP, streamed. */
 export async function artifactZip(ctx: Context, ticket: TicketRow): Promise<Readable> {
   if (ticket.complete !== 1) throw notFound(`artifacts of ticket ${ticket.id}`);

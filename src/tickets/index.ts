@@ -1,5 +1,5 @@
 export { statusView, TicketStatusViewSchema, type TicketStatusView } from './status-view.js';
-export { mainArtifact, openArtifact, artifactSize, artifactZip, findStoredFile, outputOfType } from './artifacts.js';
+export { mainArtifact, openArtifact, readArtifact, artifactSize, artifactZip, findStoredFile, outputOfType } from './artifacts.js';
 export { Worker } from './worker.js';
 export { isTicketId, newTicketId } from './ids.js';
 export { RenderQuerySchema, type RenderQuery, type TicketParams } from './params.js';

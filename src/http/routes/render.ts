@@ -117,5 +117,5 @@ async function render(
   }
   reply.raw.once('finish', answer.delivered);
   const { artifact } = answer;
-  return reply.code(200).type(artifact.content_type).header('content-disposition', `attachment; filename="${artifact.name}"`).header('x-ticket-id', answer.ticket).send(answer.stream);
+  return reply.code(200).type(artifact.content_type).header('content-disposition', `attachment; filename="${artifact.name}"`).header('x-ticket-id', answer.ticket).send(answer.body);
 }
