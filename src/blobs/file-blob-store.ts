@@ -35,6 +35,8 @@ export class FileBlobStore implements BlobStore {
    * housekeeping) is found missing by the write and created again.
    */
   private readonly folders = new Set<string>();
+  /** Folders being created now: writes that start meanwhile (a step's files side by side) wait for the one mkdir. */
+  private readonly creating = new Map<string, Promise<void>>();
 
   constructor(private readonly root: string) {
     this.description = `files under ${root}`;
@@ -53,7 +55,7 @@ export class FileBlobStore implements BlobStore {
       // folder that exists: it is created only when the first attempt finds it missing.
       if (Buffer.isBuffer(data)) {
         const folder = dirname(target);
-        if (!this.folders.has(folder)) await mkdir(folder, { recursive: true });
+        if (!this.folders.has(folder)) await this.createFolder(folder);
         await writeFile(tmp, data).catch(async (err: unknown) => {
           if (!missing(err)) throw err;
           await mkdir(folder, { recursive: true });
@@ -188,6 +190,17 @@ export class FileBlobStore implements BlobStore {
   }
 
   close(): void {}
+
+  private createFolder(folder: string): Promise<void> {
+    let created = this.creating.get(folder);
+    if (!created) {
+      created = mkdir(folder, { recursive: true })
+        .then(() => this.knowFolder(folder))
+        .finally(() => this.creating.delete(folder));
+      this.creating.set(folder, created);
+    }
+    return created;
+  }
 
   private knowFolder(folder: string): void {
     if (this.folders.size >= KNOWN_FOLDERS_MAX) this.folders.clear();
