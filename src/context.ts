@@ -3,7 +3,7 @@ import { TokenService } from './auth/index.js';
 import { openBlobStore, type BlobStore } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
 import { countBlobErrors, ServiceMetrics } from './metrics/index.js';
-import { createNotifier, migrate, openDb, type Db, type Notifier } from './store/index.js';
+import { createNotifier, migrate, openDb, type Db, type Notifier, type TicketRow } from './store/index.js';
 
 /** Everything a process shares: settings, store, blobs, token service, logger. Built once at start. */
 export interface Context {
@@ -18,9 +18,31 @@ export interface Context {
   readonly transformer: XsltEngine;
   /** This process's Prometheus series (queue, steps, webhooks, engine slots, blob errors). */
   readonly metrics: ServiceMetrics;
+  /** This process's worker while it runs (role all or worker), for tickets intake hands it directly. */
+  readonly localWorker: { current: LocalWorker | null };
   /** Wall clock in epoch ms; tests inject their own to move time without sleeping. */
   now(): number;
   close(): Promise<void>;
+}
+
+/**
+ * A worker that can take a ticket straight from intake: stored already leased to it, with no
+ * claim (a write transaction and a wake-up) in between. Only offered while the worker has a
+ * free slot and knows of no due ticket, so nothing waiting is overtaken.
+ */
+export interface LocalWorker {
+  /** A lease for one ticket about to be stored, or null when the worker is busy, stopping or may have due tickets. */
+  reserve(): TicketLease | null;
+}
+
+/** A reserved slot of the local worker. Exactly one of start and cancel must follow. */
+export interface TicketLease {
+  readonly owner: string;
+  readonly until: number;
+  /** Runs the step of the ticket, stored (committed) with this lease and attempt 1. */
+  start(row: TicketRow): void;
+  /** The ticket was not stored: frees the slot. */
+  cancel(): void;
 }
 
 /**
@@ -103,6 +125,7 @@ export async function openContext(settings: Settings, opts: ContextParts): Promi
     notifier,
     transformer,
     metrics,
+    localWorker: { current: null },
     now,
     async close() {
       await transformer.close();

@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/index.js';
 import { resolveStepConfig } from '../repository/lookup.js';
-import type { Context } from '../context.js';
+import type { Context, TicketLease } from '../context.js';
 import { tickets } from '../store/index.js';
 import { assertProjectExists } from '../tenants/index.js';
 import { inputKey } from '../tickets/blob-keys.js';
@@ -74,10 +74,15 @@ export async function intake(ctx: Context, principal: Principal, req: RenderRequ
   const blobs = new InputBlobs(ctx);
   const { tenant, project, target } = req;
   try {
-    const stored = fanout
-      ? await storeFanout(ctx, { tenant, project, target, inputType, body: req.body, checked: body, transformBefore, params, restapi, now, inputBufferSize, priority, makeRow, blobs })
-      : await storeOne(ctx, { tenant, project, inputType, body: req.body, now, inputBufferSize, makeRow, blobs });
-    await announce(ctx);
+    if (fanout) {
+      const stored = await storeFanout(ctx, { tenant, project, target, inputType, body: req.body, checked: body, transformBefore, params, restapi, now, inputBufferSize, priority, makeRow, blobs });
+      await announce(ctx);
+      return stored;
+    }
+    // A project with a parallel limit goes through the claim, which counts its running tickets.
+    const lease = restapi.maxParallelRenders === undefined ? (ctx.localWorker.current?.reserve() ?? null) : null;
+    const stored = await storeOne(ctx, { tenant, project, inputType, body: req.body, now, inputBufferSize, makeRow, blobs, lease });
+    if (!lease) await announce(ctx);
     return stored;
   } catch (err) {
     await blobs.discard();
@@ -88,15 +93,24 @@ export async function intake(ctx: Context, principal: Principal, req: RenderRequ
 /** Stores the one ticket of a request without fanout; its input inline when small (a ZIP never is). */
 async function storeOne(
   ctx: Context,
-  job: { tenant: string; project: string; body: Buffer; inputType: InputType; now: number; inputBufferSize: number; makeRow: MakeRow; blobs: InputBlobs },
+  job: { tenant: string; project: string; body: Buffer; inputType: InputType; now: number; inputBufferSize: number; makeRow: MakeRow; blobs: InputBlobs; lease: TicketLease | null },
 ): Promise<IntakeResult> {
-  const id = newTicketId(job.now);
-  const key = inputKey({ tenant: job.tenant, project: job.project, id });
-  const inline = job.inputType !== 'zip' && job.body.length <= job.inputBufferSize;
-  if (!inline) await job.blobs.put(key, job.body);
-  const row = job.makeRow(id, { type: job.inputType, inline: inline ? job.body : null, key: inline ? null : key, size: job.body.length });
-  await tickets.insertTicketsCounted(ctx.db.kysely, [row], quotaPeriod(job.now));
-  return { tickets: [id], aggregate: null };
+  const { lease } = job;
+  try {
+    const id = newTicketId(job.now);
+    const key = inputKey({ tenant: job.tenant, project: job.project, id });
+    const inline = job.inputType !== 'zip' && job.body.length <= job.inputBufferSize;
+    if (!inline) await job.blobs.put(key, job.body);
+    // Handed to the local worker: stored as its first claim would leave it (leased, attempt 1).
+    const leased = lease ? { lease_owner: lease.owner, lease_until: lease.until, attempt: 1 } : {};
+    const row = job.makeRow(id, { type: job.inputType, inline: inline ? job.body : null, key: inline ? null : key, size: job.body.length }, leased);
+    await tickets.insertTicketsCounted(ctx.db.kysely, [row], quotaPeriod(job.now), lease ? job.now : undefined);
+    lease?.start(row);
+    return { tickets: [id], aggregate: null };
+  } catch (err) {
+    lease?.cancel();
+    throw err;
+  }
 }
 
 /** Wakes idle workers at once; if the event is lost they find the tickets on their next poll. */

@@ -203,12 +203,17 @@ export async function quotaUsage(db: Kysely<Database>, tenant: string, period: s
   return Number(row?.n ?? 0);
 }
 
-/** Inserts tickets and counts them against the quota period, in one transaction. */
-export async function insertTicketsCounted(db: Kysely<Database>, rows: TicketRow[], period: string): Promise<void> {
+/**
+ * Inserts tickets and counts them against the quota period, in one transaction. With `startedAt`,
+ * rows stored already leased (handed straight to a worker) get the start of their attempt in
+ * the timeline, as a claim would record it.
+ */
+export async function insertTicketsCounted(db: Kysely<Database>, rows: TicketRow[], period: string, startedAt?: number): Promise<void> {
   if (rows.length === 0) return;
   const { tenant, project } = rows[0]!;
   await db.transaction().execute(async (trx) => {
     for (let i = 0; i < rows.length; i += 200) await trx.insertInto('tickets').values(rows.slice(i, i + 200)).execute();
+    if (startedAt !== undefined) for (const t of rows) if (t.lease_owner !== null) await recordStart(trx, t.id, t.attempt, t.next!, startedAt);
     await trx
       .insertInto('quota_usage')
       .values({ tenant, project, period, tickets: rows.length })

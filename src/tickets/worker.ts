@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isBlobOutage } from '../blobs/index.js';
 import { stepConfigs, type StepConfigs } from '../repository/step-configs.js';
-import type { Context } from '../context.js';
+import type { Context, LocalWorker, TicketLease } from '../context.js';
 import { ticketErrorCodes } from '../errors.js';
 import { stepUsage } from '../stats/index.js';
 import { tickets, type AttemptEnd, type Notifier, type TicketPatch, type TicketRow } from '../store/index.js';
@@ -21,7 +21,7 @@ import { reportStep } from './step-report.js';
  * committed together, under the attempt that claimed the ticket, so a worker that lost its
  * lease (paused, partitioned) can never overwrite a newer attempt.
  */
-export class Worker {
+export class Worker implements LocalWorker {
   /** Lease owner name: host and process id tell an operator (or a test) whose lease a ticket holds. */
   readonly id = `w-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly active = new Set<Promise<void>>();
@@ -39,6 +39,8 @@ export class Worker {
    */
   private hints = 1;
   private triedHints = 0;
+  /** Slots promised to intake (see {@link reserve}) whose tickets are not running yet. */
+  private reserved = 0;
   private wake: (() => void) | null = null;
   private unsubscribe: (() => void) | null = null;
   private loop: Promise<void> | null = null;
@@ -60,6 +62,35 @@ export class Worker {
       }
     });
     this.loop = this.run();
+    this.ctx.localWorker.current = this;
+  }
+
+  /**
+   * A slot for a ticket intake is about to store, leased to this worker from the start: only
+   * while a slot is free and the last claim found nothing due with no hint since, so the ticket
+   * overtakes no other. Other processes' workers simply never see it due.
+   */
+  reserve(): TicketLease | null {
+    if (!this.running || this.hints !== this.triedHints) return null;
+    if (this.active.size + this.reserved >= this.ctx.settings.workerConcurrency) return null;
+    this.reserved++;
+    let open = true;
+    const close = (): boolean => {
+      if (!open) return false;
+      open = false;
+      this.reserved--;
+      return true;
+    };
+    return {
+      owner: this.id,
+      until: this.ctx.now() + this.ctx.settings.leaseMs,
+      start: (row) => {
+        if (!close()) return;
+        if (this.running) this.launch(row);
+        else void this.handBack(row);
+      },
+      cancel: () => void close(),
+    };
   }
 
   /**
@@ -70,6 +101,7 @@ export class Worker {
    */
   async stop(graceMs = this.ctx.settings.shutdownGraceMs): Promise<void> {
     this.running = false;
+    if (this.ctx.localWorker.current === this) this.ctx.localWorker.current = null;
     this.unsubscribe?.();
     this.wake?.();
     await this.loop;
@@ -105,7 +137,7 @@ export class Worker {
   private async run(): Promise<void> {
     const { settings, logger } = this.ctx;
     while (this.running) {
-      const free = settings.workerConcurrency - this.active.size;
+      const free = settings.workerConcurrency - this.active.size - this.reserved;
       const claimed: TicketRow[] = [];
       if (free > 0 && this.hints !== this.triedHints) {
         try {
@@ -123,15 +155,7 @@ export class Worker {
           logger.error({ err }, 'claiming tickets failed');
         }
       }
-      for (const t of claimed) {
-        const p = this.process(t).catch((err: unknown) => logger.error({ err, ticket: t.id }, 'step crashed'));
-        this.active.add(p);
-        void p.finally(() => {
-          this.active.delete(p);
-          if (t.max_parallel !== null) this.hints++;
-          this.wake?.();
-        });
-      }
+      for (const t of claimed) this.launch(t);
       if (claimed.length === free && free > 0) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -145,6 +169,25 @@ export class Worker {
       });
       this.wake = null;
     }
+  }
+
+  /** Runs the step of a ticket this worker holds the lease of. */
+  private launch(t: TicketRow): void {
+    const p = this.process(t).catch((err: unknown) => this.ctx.logger.error({ err, ticket: t.id }, 'step crashed'));
+    this.active.add(p);
+    void p.finally(() => {
+      this.active.delete(p);
+      if (t.max_parallel !== null) this.hints++;
+      this.wake?.();
+    });
+  }
+
+  /** A ticket handed over while this worker stopped: released, so that any worker takes it up at once. */
+  private async handBack(row: TicketRow): Promise<void> {
+    const ref = { id: row.id, attempt: row.attempt, owner: this.id };
+    const ok = await tickets.releaseLease(this.ctx.db.kysely, ref, this.ctx.now()).catch(() => false);
+    if (ok) await this.notifier.publish('new').catch(() => {});
+    else this.ctx.logger.warn({ ticket: row.id }, 'could not release a ticket handed over at shutdown; it waits for its lease to run out');
   }
 
   private async process(ticket: TicketRow): Promise<void> {
