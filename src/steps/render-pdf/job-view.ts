@@ -7,6 +7,9 @@ import { repoFiles, type RepoFileRow } from '../../store/index.js';
 /** Repository folders a template may use, mapped into the job's view under the same names. */
 const sharedFolders = ['master-documents/', 'images/', 'fonts/'];
 
+/** Repository files a job sees, keyed by their path in the job (`/images/logo.png`). */
+export type RepositoryView = ReadonlyMap<string, RepoFileRow>;
+
 /** The repository files of those folders, project over tenant over global, keyed by view path. */
 export async function repositoryView(ctx: Context, tenant: string, project: string): Promise<Map<string, RepoFileRow>> {
   const levels = ['', `tenants/${tenant}/`, `tenants/${tenant}/projects/${project}/`];

@@ -1,5 +1,4 @@
 import { downloadCounters, type MediaAssets } from '../../assets/index.js';
-import { lookupRepositoryFile } from '../../repository/lookup.js';
 import type { Context } from '../../context.js';
 import { ticketErrorCodes } from '../../errors.js';
 import { recordUsage } from '../../stats/index.js';
@@ -10,7 +9,7 @@ import { masterPathOf, outputNameOf, targets } from '../targets.js';
 import type { Transformer } from '../../engines/xslt/index.js';
 import { readBuiltinTemplate } from '../../repository/builtin-templates.js';
 import { JobLog } from './job-log.js';
-import { BlobCache, repositoryView, typstJobFiles } from './job-view.js';
+import { BlobCache, repositoryView, typstJobFiles, type RepositoryView } from './job-view.js';
 import { JOB_ROOT, RenderError, type TypstEngine } from '../../engines/typst/index.js';
 
 const target = targets.pdf;
@@ -43,9 +42,9 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
         // must not fail a render, so a failed write is only logged.
         await recordUsage(ctx, ticket.tenant, ticket.project, ctx.now(), downloadCounters(assets.report)).catch((err: unknown) => ctx.logger.error({ err, ticket: ticket.id }, 'recording download usage failed'));
 
-        const template = await loadTemplate(ctx, cache, ticket.tenant, ticket.project, params.documentTemplate);
-        log.info(`template ${params.documentTemplate} (${template.source})`);
         const view = await repositoryView(ctx, ticket.tenant, ticket.project);
+        const template = await loadTemplate(ctx, cache, view, params.documentTemplate);
+        log.info(`template ${params.documentTemplate} (${template.source})`);
         const templatePath = `/${masterPathOf(target, params.documentTemplate)}`;
         const { files, fonts, dataPath } = await typstJobFiles(ctx, cache, view, { resources: job.resources, assets: assets.files, data, dataType, template: template.data, templatePath });
         const inputs: Record<string, string> = {
@@ -110,8 +109,9 @@ export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transform
   };
 }
 
-async function loadTemplate(ctx: Context, cache: BlobCache, tenant: string, project: string, name: string): Promise<{ data: Buffer; source: string }> {
-  const row = await lookupRepositoryFile(ctx, tenant, project, masterPathOf(target, name));
+/** The template from the job's view of the repository (project over tenant over global), else a built-in one. */
+async function loadTemplate(ctx: Context, cache: BlobCache, view: RepositoryView, name: string): Promise<{ data: Buffer; source: string }> {
+  const row = view.get(`/${masterPathOf(target, name)}`);
   if (row) return { data: await cache.get(ctx, row), source: row.path };
   const builtin = await readBuiltinTemplate(name);
   if (builtin) return { data: builtin, source: 'built-in' };
