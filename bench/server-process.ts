@@ -1,7 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/** Node.js flags of the `start` script in package.json (everything between `node` and the script). */
+const SERVICE_NODE_FLAGS: string[] = (() => {
+  const start = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const m = /^node((?:\s+--\S+)*)\s+dist\/cli\/main\.js serve$/.exec(start);
+  if (!m) throw new Error(`bench: cannot read the Node.js flags of the start script: ${start}`);
+  return m[1]!.trim().split(/\s+/).filter(Boolean);
+})();
 
 export interface BenchServer {
   /** Base URL of the HTTP API (empty for a worker-only process). */
@@ -29,7 +37,8 @@ export async function startBenchServer(env: Record<string, string> = {}, opts: B
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of the server process there (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const role = opts.role ? ['--role', opts.role] : [];
-  const child = spawn(process.execPath, [...profile, 'dist/cli/main.js', 'serve', ...role], {
+  // The Node.js flags `npm start` runs the service with (package.json), so the figures are of that.
+  const child = spawn(process.execPath, [...profile, ...SERVICE_NODE_FLAGS, 'dist/cli/main.js', 'serve', ...role], {
     env: {
       ...process.env,
       PRESSROOM_DATA: data,

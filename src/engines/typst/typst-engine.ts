@@ -52,6 +52,15 @@ const fromSource = here.endsWith('.ts');
  * a dead proxy and package folders at an empty directory, so `@preview`/`@local` imports fail
  * instead of reaching the network or the host's files.
  */
+/**
+ * V8's young generation of a render process: 2 MiB semi-spaces instead of 16. A render process
+ * allocates little JavaScript (job messages; the files and the PDF are external buffers), yet
+ * over thousands of jobs the scavenger touches every page of both semi-spaces. Measured with
+ * 600 bench sheets on 2 cores: about 7 MiB less PSS per process, render CPU per ticket the same
+ * (11.0-11.4 against 11.4-11.9 ms).
+ */
+const YOUNG_GENERATION = '--max-semi-space-size=2';
+
 export class TypstEngine {
   private readonly sandboxHome = mkdtempSync(join(tmpdir(), 'pressroom-typst-'));
   private readonly pool: ProcessPool<WireJob, RenderResult>;
@@ -70,7 +79,7 @@ export class TypstEngine {
       ...(opts.maxMemoryBytes ? { memoryCeilingBytes: opts.maxMemoryBytes } : {}),
       logger: opts.logger,
       command: () => ({
-        args: [...(fromSource ? ['--import', 'tsx'] : []), childScript],
+        args: [YOUNG_GENERATION, ...(fromSource ? ['--import', 'tsx'] : []), childScript],
         env: { HOME: home, XDG_CACHE_HOME: home, XDG_DATA_HOME: home, TYPST_PACKAGE_PATH: home, TYPST_PACKAGE_CACHE_PATH: home, HTTP_PROXY: proxy, HTTPS_PROXY: proxy, ALL_PROXY: proxy, NO_PROXY: '' },
       }),
     });
