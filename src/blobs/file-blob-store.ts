@@ -51,8 +51,8 @@ export class FileBlobStore implements BlobStore {
     const target = this.file(key);
     const tmp = `${target}~${randomBytes(6).toString('hex')}.tmp`;
     try {
-      // A buffer is written in one call; only streams need a pipeline. Most writes go to a
-      // folder that exists: it is created only when the first attempt finds it missing.
+      // A buffer is written in one call; only streams need a pipeline. A folder not known to
+      // exist is created first; one removed behind the store's back is found missing and made.
       if (Buffer.isBuffer(data)) {
         const folder = dirname(target);
         if (!this.folders.has(folder)) await this.createFolder(folder);

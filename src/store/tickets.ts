@@ -95,14 +95,14 @@ export async function renewLease(db: Kysely<Database>, id: string, attempt: numb
 /** How an attempt ended, for the timeline: an outcome, or `forget` for a deferral that changed nothing. */
 export type AttemptEnd = { outcome: 'succeeded' | 'failed'; errorCode: string | null; at: number } | 'forget';
 
+/** The artifact columns an upsert of an existing (ticket, name) replaces. */
+const artifactColumns = ['blob_key', 'size', 'content_type', 'kind', 'keep_until', 'keep_rule', 'created'] as const satisfies readonly (keyof ArtifactsTable)[];
+
 /**
  * Commits a step's outcome and the next step together, with the artifacts it produced, its
  * usage counters and the end of the attempt in the timeline, only if `attempt` still holds
  * the lease. False means a newer attempt owns the ticket (and nothing was written).
  */
-/** The artifact columns an upsert of an existing (ticket, name) replaces. */
-const artifactColumns = ['blob_key', 'size', 'content_type', 'kind', 'keep_until', 'keep_rule', 'created'] as const satisfies readonly (keyof ArtifactsTable)[];
-
 export async function completeStep(
   db: Kysely<Database>,
   ref: { id: string; attempt: number; owner: string },

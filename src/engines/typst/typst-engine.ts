@@ -48,11 +48,6 @@ const childScript = here.replace(/typst-engine\.(ts|js)$/, 'typst-child.$1');
 const fromSource = here.endsWith('.ts');
 
 /**
- * Typst over the process pool. Processes get an environment that points package downloads at
- * a dead proxy and package folders at an empty directory, so `@preview`/`@local` imports fail
- * instead of reaching the network or the host's files.
- */
-/**
  * V8's young generation of a render process: 2 MiB semi-spaces instead of 16. A render process
  * allocates little JavaScript (job messages; the files and the PDF are external buffers), yet
  * over thousands of jobs the scavenger touches every page of both semi-spaces. Measured with
@@ -61,6 +56,11 @@ const fromSource = here.endsWith('.ts');
  */
 const YOUNG_GENERATION = '--max-semi-space-size=2';
 
+/**
+ * Typst over the process pool. Processes get an environment that points package downloads at
+ * a dead proxy and package folders at an empty directory, so `@preview`/`@local` imports fail
+ * instead of reaching the network or the host's files.
+ */
 export class TypstEngine {
   private readonly sandboxHome = mkdtempSync(join(tmpdir(), 'pressroom-typst-'));
   private readonly pool: ProcessPool<WireJob, RenderResult>;
