@@ -72,6 +72,19 @@ describe('convert pool', () => {
     assert.ok(sizes[0]! < sizes[1]! && sizes[1]! < sizes[2]!, `JPEG bytes grow with quality: ${sizes.join(' < ')}`);
   });
 
+  it('merges PDFs in order, and names an unreadable part once in the error', async () => {
+    const merged = await pool.merge([{ pdf: blankPdf(2), title: 'A' }, { pdf: halfRedPdf(), title: 'B' }]);
+    assert.equal(merged.pages, 3);
+    const doc = mupdf.Document.openDocument(merged.pdf, 'application/pdf');
+    assert.deepEqual(doc.loadOutline()?.map((o) => o.title), ['A', 'B']);
+    doc.destroy();
+    await assert.rejects(pool.merge([{ pdf: blankPdf(1), title: 'A' }, { pdf: Buffer.from('not a pdf'), title: 'B' }]), (err) => {
+      assert.ok(err instanceof ConvertError && err.kind === 'pdf', String(err));
+      assert.doesNotMatch(err.message, /merging the parts failed/, 'the aggregate step adds that prefix itself');
+      return true;
+    });
+  });
+
   it('stops a conversion that runs past its time limit and keeps working afterwards', async () => {
     await assert.rejects(pool.convert({ ...job(blankPdf(1), { kind: 'page', page: 1 }), resolution: 600 }, () => {}, 1), (err) => err instanceof ConvertError && err.kind === 'timeout');
     let image: PageImage | undefined;

@@ -1,5 +1,4 @@
 import type * as MuPDF from 'mupdf';
-
 import type { MergePart } from './protocol.js';
 
 /** Concatenates PDFs in order and adds one top-level bookmark per part, at its first page (in a MuPDF process). */

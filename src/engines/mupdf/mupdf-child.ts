@@ -126,7 +126,7 @@ function merge(job: MergeJob): MergeOutcome {
     return { ok: true, ...mergePdfs(mupdf, job.parts) };
   } catch (err) {
     const message = (err as Error).message ?? String(err);
-    return { ok: false, reason: outOfMemory.test(message) ? 'memory' : 'pdf', message: `merging the parts failed: ${message}` };
+    return { ok: false, reason: outOfMemory.test(message) ? 'memory' : 'pdf', message };
   }
 }
 
