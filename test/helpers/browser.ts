@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { STUDIO_DIR } from '../../src/http/studio.js';
 import { ADMIN_PASSWORD } from './server.js';
@@ -24,15 +24,42 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Builds dist/studio with Vite when it is missing or older than src/studio or templates/typst (tests run from source). */
+/** A build lock older than this was left by a test process that died while building. */
+const STALE_LOCK_MS = 10 * 60_000;
+
+/**
+ * Builds dist/studio with Vite when it is missing or older than src/studio or templates/typst
+ * (tests run from source, e.g. right after a fresh clone's `npm install`). The browser test
+ * files run side by side, and Vite empties dist/studio when it starts: one process builds under
+ * a lock (a folder only one can create) while the others wait for it, then find the build fresh.
+ */
 export function ensureStudioBuilt(): void {
   const index = join(STUDIO_DIR, 'index.html');
   const root = new URL('../../', import.meta.url).pathname;
   // The Studio bundles the built-in template too (the playground's starting text).
   const sources = Math.max(newestMtime(join(root, 'src', 'studio')), newestMtime(join(root, 'templates', 'typst')));
-  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
-  const r = spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('vite build of the Studio failed');
+  const fresh = () => existsSync(index) && statSync(index).mtimeMs >= sources;
+  const lock = join(STUDIO_DIR, '..', '.studio-build.lock');
+  mkdirSync(dirname(lock), { recursive: true });
+  while (!fresh()) {
+    try {
+      mkdirSync(lock);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100); // another process builds: look again shortly
+      continue;
+    }
+    try {
+      if (fresh()) return;
+      const r = spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+      if (r.status !== 0) throw new Error('vite build of the Studio failed');
+      return;
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
 }
 
 export interface Browser {
