@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
 import { fanoutItem, partRaw, partTemplate } from './documents.js';
 import { mib, PeakMemory } from './procfs.js';
 import { rawThroughput } from './raw-typst.js';
@@ -33,6 +35,7 @@ export async function fanoutBench(cores: number, parts = 1000): Promise<Record<s
     const items = Array.from({ length: parts }, (_, i) => fanoutItem(i)).join('');
     const body = `<data>${items}</data>`;
     peak.start();
+    const startedAt = Date.now();
     const started = performance.now();
     const res = await fetch(`${base}/rest/tenants/acme/projects/fan/renderpdf`, { method: 'POST', headers: { ...admin, 'content-type': 'application/xml' }, body });
     const result = (await res.json()) as { tickets: unknown[]; aggregate: { id: string } };
@@ -45,6 +48,7 @@ export async function fanoutBench(cores: number, parts = 1000): Promise<Record<s
           intakeMs: Math.round(intakeMs),
           endToEndSeconds: +((performance.now() - started) / 1000).toFixed(2),
           rawSeconds,
+          phases: phases(server.data, result.aggregate.id, startedAt),
           status: s.status,
           mergedPages: s.processingPages,
           memory: mib(peak.stop()),
@@ -55,5 +59,29 @@ export async function fanoutBench(cores: number, parts = 1000): Promise<Record<s
   } finally {
     peak.stop();
     await server.stop();
+  }
+}
+
+/**
+ * Where the seconds went, from the service's own records (SQLite file, read-only): when the
+ * first and the last part finished, and how long the aggregate's merge step ran.
+ */
+function phases(data: string, aggregate: string, startedAt: number): Record<string, number> {
+  const db = new SQLite(join(data, 'pressroom.db'), { readonly: true });
+  try {
+    const parts = db.prepare('select min(completed) as first, max(completed) as last from tickets where aggregate_id = ?').get(aggregate) as { first: number; last: number };
+    const merge = db.prepare('select min(started) as started, max(ended) as ended from step_events where ticket = ?').get(aggregate) as { started: number; ended: number };
+    // A part's step from its claim to its commit; the parts running at once, on average.
+    const steps = db.prepare('select avg(e.ended - e.started) as ms, sum(e.ended - e.started) as total from step_events e join tickets t on t.id = e.ticket where t.aggregate_id = ?').get(aggregate) as { ms: number; total: number };
+    const s = (ms: number) => +(ms / 1000).toFixed(2);
+    return {
+      firstPartSeconds: s(parts.first - startedAt),
+      lastPartSeconds: s(parts.last - startedAt),
+      partStepMs: +steps.ms.toFixed(1),
+      partsRunning: +(steps.total / (parts.last - startedAt)).toFixed(2),
+      mergeSeconds: s(merge.ended - merge.started),
+    };
+  } finally {
+    db.close();
   }
 }
