@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { ConfigFileError, invalidConfig, mergeConfig, profilePattern, readConfigFile, type StepConfig, type StepName } from '../config/ion/index.js';
-import { repoFiles, type RepoFileRow } from '../store/index.js';
+import type { RepoFileRow } from '../store/index.js';
 import { parseFilePath } from './paths.js';
 
 export type { StepConfig, StepName } from '../config/ion/index.js';
@@ -60,7 +60,7 @@ export async function resolveStepConfig<S extends StepName>(ctx: Context, step: 
   if (bad !== undefined) throw new AppError('bad_request', `profile ${JSON.stringify(bad)} is invalid: use 1-64 of A-Z a-z 0-9 _ -`, { details: [{ field: 'profiles', message: 'invalid profile name' }] });
   const files = [`${step}/config.ion`, ...(step === 'restapi' ? profiles.map((p) => `restapi/config-${p}.ion`) : [])];
   const paths = files.flatMap((f) => levels(tenant, project, f));
-  const rows = new Map((await repoFiles.findRepoFiles(ctx.db.kysely, paths)).map((r) => [r.path, r]));
+  const rows = new Map((await ctx.repoIndex.findRepoFiles(paths)).map((r) => [r.path, r]));
   let merged: Record<string, unknown> = {};
   for (const path of paths) {
     const row = rows.get(path);
@@ -76,6 +76,6 @@ export async function lookupRepositoryFile(ctx: Context, tenant: string, project
   parseFilePath(relPath, 'path');
   const paths = levels(tenant, project, relPath).reverse();
   paths.forEach((p) => parseFilePath(p, 'path'));
-  const row = await repoFiles.findFirstRepoFile(ctx.db.kysely, paths);
+  const row = await ctx.repoIndex.findFirstRepoFile(paths);
   return row && { path: row.path, sha256: row.sha256, blob_key: row.blob_key, size: row.size };
 }

@@ -29,6 +29,12 @@ export interface Db {
    * vacuumed, WAL checkpointed and truncated). False when a reader kept the WAL in use.
    */
   reclaimSpace(): Promise<boolean>;
+  /**
+   * SQLite: a number that moves whenever another connection (another process on the same file)
+   * has committed since it was last read. PostgreSQL has none: processes announce their
+   * changes through the notifier.
+   */
+  readonly othersCommitted: (() => number) | null;
   close(): Promise<void>;
 }
 
@@ -51,6 +57,7 @@ export function openDb(settings: Settings): Db {
       pgConfig: config,
       // PostgreSQL's autovacuum reclaims dead rows; see docs/retention.md for what it does not.
       reclaimSpace: async () => true,
+      othersCommitted: null,
       close: () => kysely.destroy(),
     };
   }
@@ -58,6 +65,8 @@ export function openDb(settings: Settings): Db {
   restrictToOwner(settings.dataDir, file);
   const sqlite = openSqliteFile(file);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  // SQLite's data_version: unchanged by this connection's own commits, moved by any other's.
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   return {
     kysely,
     dialect: { kind: 'sqlite', skipLocked: false },
@@ -65,6 +74,7 @@ export function openDb(settings: Settings): Db {
     pgConfig: null,
     // Holding Kysely's one connection keeps the pragmas out of any transaction in flight.
     reclaimSpace: () => kysely.connection().execute(async () => reclaimSqliteSpace(sqlite)),
+    othersCommitted: () => dataVersion.get() as number,
     close: () => kysely.destroy(),
   };
 }

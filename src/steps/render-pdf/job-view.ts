@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { JOB_ROOT, type JobFile } from '../../engines/typst/index.js';
 import { readHelperLibrary } from '../../repository/builtin-templates.js';
-import { repoFiles, type RepoFileRow } from '../../store/index.js';
+import type { RepoFileRow } from '../../store/index.js';
 
 /** Repository folders a template may use, mapped into the job's view under the same names. */
 const sharedFolders = ['master-documents/', 'images/', 'fonts/'];
@@ -13,8 +13,7 @@ export type RepositoryView = ReadonlyMap<string, RepoFileRow>;
 /** The repository files of those folders, project over tenant over global, keyed by view path. */
 export async function repositoryView(ctx: Context, tenant: string, project: string): Promise<Map<string, RepoFileRow>> {
   const levels = ['', `tenants/${tenant}/`, `tenants/${tenant}/projects/${project}/`];
-  const rows = await repoFiles.listRepoFilesUnderAny(
-    ctx.db.kysely,
+  const rows = await ctx.repoIndex.listUnderAny(
     levels.flatMap((level) => sharedFolders.map((folder) => level + folder)),
   );
   const out = new Map<string, RepoFileRow>();
