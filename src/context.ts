@@ -3,7 +3,7 @@ import { TokenService } from './auth/index.js';
 import { openBlobStore, type BlobStore } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
 import { countBlobErrors, ServiceMetrics } from './metrics/index.js';
-import { createNotifier, migrate, openDb, RepoFileCache, type Db, type Notifier, type TicketRow } from './store/index.js';
+import { createNotifier, migrate, openDb, ReadMostlyCache, type Db, type Notifier, type TicketRow } from './store/index.js';
 
 /** Everything a process shares: settings, store, blobs, token service, logger. Built once at start. */
 export interface Context {
@@ -15,7 +15,7 @@ export interface Context {
   /** Ticket events across processes (new tickets, completions). */
   readonly notifier: Notifier;
   /** The repository index queries of every ticket, remembered until the repository changes. */
-  readonly repoIndex: RepoFileCache;
+  readonly readMostly: ReadMostlyCache;
   /** Sandboxed XSLT processes (started on first use): intake runs transformBefore, workers transform. */
   readonly transformer: XsltEngine;
   /** This process's Prometheus series (queue, steps, webhooks, engine slots, blob errors). */
@@ -118,7 +118,7 @@ export async function openContext(settings: Settings, opts: ContextParts): Promi
   const tokens = await TokenService.create(settings, db, now);
   const notifier = await createNotifier(db, logger);
   const transformer = opts.transformer(logger);
-  const repoIndex = new RepoFileCache(db.kysely, notifier, now, db.othersCommitted);
+  const readMostly = new ReadMostlyCache(db.kysely, notifier, now, db.othersCommitted);
   return {
     settings,
     db,
@@ -126,14 +126,14 @@ export async function openContext(settings: Settings, opts: ContextParts): Promi
     tokens,
     logger,
     notifier,
-    repoIndex,
+    readMostly,
     transformer,
     metrics,
     localWorker: { current: null },
     now,
     async close() {
       await transformer.close();
-      repoIndex.close();
+      readMostly.close();
       await notifier.close();
       await db.close();
       blobs.close();

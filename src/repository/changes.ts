@@ -62,7 +62,7 @@ export async function applyChanges(ctx: Context, changes: readonly Change[]): Pr
     }
     return { put, remove, result: out };
   });
-  await ctx.repoIndex.changed();
+  await ctx.readMostly.changed();
 
   // Another request may have collected one of our blobs between our write and our commit
   // (it saw no row yet); writing it again closes that window.

@@ -60,7 +60,7 @@ export async function resolveStepConfig<S extends StepName>(ctx: Context, step: 
   if (bad !== undefined) throw new AppError('bad_request', `profile ${JSON.stringify(bad)} is invalid: use 1-64 of A-Z a-z 0-9 _ -`, { details: [{ field: 'profiles', message: 'invalid profile name' }] });
   const files = [`${step}/config.ion`, ...(step === 'restapi' ? profiles.map((p) => `restapi/config-${p}.ion`) : [])];
   const paths = files.flatMap((f) => levels(tenant, project, f));
-  const rows = new Map((await ctx.repoIndex.findRepoFiles(paths)).map((r) => [r.path, r]));
+  const rows = new Map((await ctx.readMostly.findRepoFiles(paths)).map((r) => [r.path, r]));
   let merged: Record<string, unknown> = {};
   for (const path of paths) {
     const row = rows.get(path);
@@ -76,6 +76,6 @@ export async function lookupRepositoryFile(ctx: Context, tenant: string, project
   parseFilePath(relPath, 'path');
   const paths = levels(tenant, project, relPath).reverse();
   paths.forEach((p) => parseFilePath(p, 'path'));
-  const row = await ctx.repoIndex.findFirstRepoFile(paths);
+  const row = await ctx.readMostly.findFirstRepoFile(paths);
   return row && { path: row.path, sha256: row.sha256, blob_key: row.blob_key, size: row.size };
 }

@@ -5,7 +5,7 @@ export * as meta from './meta.js';
 export * as users from './users.js';
 export * as tenants from './tenants.js';
 export * as repoFiles from './repo-files.js';
-export { RepoFileCache } from './repo-file-cache.js';
+export { ReadMostlyCache } from './read-mostly-cache.js';
 export type { UserRow } from './users.js';
 export type { TenantRow, ProjectRow } from './tenants.js';
 export type { RepoFileRow } from './repo-files.js';

@@ -165,12 +165,6 @@ export async function deleteTickets(db: Kysely<Database>, ids: readonly string[]
     .execute();
 }
 
-/** The retention rule and purge date of a project (null when it does not exist). */
-export async function projectRetention(db: Kysely<Database>, tenant: string, project: string): Promise<{ keep_until: string | null; expires: number | null } | null> {
-  const row = await db.selectFrom('projects').select(['keep_until', 'expires']).where('tenant', '=', tenant).where('name', '=', project).executeTakeFirst();
-  return row ?? null;
-}
-
 /** Blob keys under `prefix` that a ticket's artifact rows still name (files a step committed). */
 export async function artifactKeysUnder(db: Kysely<Database>, ticket: string, prefix: string): Promise<Set<string>> {
   const rows = await db.selectFrom('artifacts').select('blob_key').where('ticket', '=', ticket).execute();

@@ -11,7 +11,7 @@ export async function removeTickets(ctx: Context, tenant: string, project?: stri
 /** Removes the repository files under a folder prefix (ending in `/`), and blobs no other file shares. */
 export async function removeRepositoryFiles(ctx: Context, prefix: string): Promise<number> {
   const orphans = await repoFiles.deleteRepoFilesUnder(ctx.db.kysely, prefix);
-  await ctx.repoIndex.changed();
+  await ctx.readMostly.changed();
   for (const key of orphans) await ctx.blobs.delete(key);
   return orphans.length;
 }

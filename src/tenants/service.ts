@@ -79,7 +79,7 @@ export async function getProject(ctx: Context, tenant: string, name: string): Pr
 
 /** Throws 404 unless the project exists (used by every tenant-scoped endpoint). */
 export async function assertProjectExists(ctx: Context, tenant: string, name: string): Promise<ProjectRow> {
-  const row = await tenants.findProject(ctx.db.kysely, tenant, name);
+  const row = await ctx.readMostly.findProject(tenant, name);
   if (!row) throw notFound(`project ${tenant}/${name}`);
   return row;
 }
@@ -96,6 +96,7 @@ export async function createProject(ctx: Context, tenant: string, input: { name:
   const now = ctx.now();
   const row: ProjectRow = { tenant, name: input.name, uid: randomUUID(), keep_until: input.keepUntil ?? null, expires, created: now, updated: now };
   if (!(await tenants.insertProject(ctx.db.kysely, row))) throw new AppError('conflict', `project ${tenant}/${input.name} exists already`);
+  await ctx.readMostly.changed();
   return projectView(row);
 }
 
@@ -107,6 +108,7 @@ export async function deleteTenant(ctx: Context, name: string): Promise<{ delete
   await removeRepositoryFiles(ctx, `tenants/${name}/`);
   await users.deleteUsersOf(ctx.db.kysely, name);
   await tenants.deleteTenantRows(ctx.db.kysely, name);
+  await ctx.readMostly.changed();
   return { deleted: name };
 }
 
@@ -117,5 +119,6 @@ export async function deleteProject(ctx: Context, tenant: string, name: string):
   await removeRepositoryFiles(ctx, `tenants/${tenant}/projects/${name}/`);
   await users.deleteUsersOf(ctx.db.kysely, tenant, name);
   await tenants.deleteProjectRow(ctx.db.kysely, tenant, name);
+  await ctx.readMostly.changed();
   return { deleted: `${tenant}/${name}` };
 }

@@ -13,7 +13,7 @@ export type RepositoryView = ReadonlyMap<string, RepoFileRow>;
 /** The repository files of those folders, project over tenant over global, keyed by view path. */
 export async function repositoryView(ctx: Context, tenant: string, project: string): Promise<Map<string, RepoFileRow>> {
   const levels = ['', `tenants/${tenant}/`, `tenants/${tenant}/projects/${project}/`];
-  const rows = await ctx.repoIndex.listUnderAny(
+  const rows = await ctx.readMostly.listUnderAny(
     levels.flatMap((level) => sharedFolders.map((folder) => level + folder)),
   );
   const out = new Map<string, RepoFileRow>();

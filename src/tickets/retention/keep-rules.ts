@@ -1,6 +1,5 @@
 import type { StepConfig } from '../../repository/lookup.js';
 import type { Context } from '../../context.js';
-import { retention } from '../../store/index.js';
 import type { KeepUntil } from '../../tenants/index.js';
 
 /** When a step stores a kind of file: `keepOutput` and `keepLog` values. */
@@ -81,5 +80,7 @@ export function keepPlan(config: RetentionConfig, project: ProjectRetention | nu
 
 /** {@link keepPlan} for a ticket's project, read from the store; `config` is the step's resolved config.ion. */
 export async function retentionPlan(ctx: Context, tenant: string, project: string, config: RetentionConfig, defaults: RetentionDefaults): Promise<RetentionPlan> {
-  return keepPlan(config, await retention.projectRetention(ctx.db.kysely, tenant, project), defaults, ctx.now());
+  // The project's row as every ticket reads it (remembered until projects change).
+  const row = await ctx.readMostly.findProject(tenant, project);
+  return keepPlan(config, row ? { keep_until: row.keep_until, expires: row.expires } : null, defaults, ctx.now());
 }

@@ -2,19 +2,21 @@ import type { Kysely } from 'kysely';
 import type { Notifier } from './notifier.js';
 import { findFirstRepoFile, findRepoFiles, listRepoFilesUnderAny, type RepoFileRow } from './repo-files.js';
 import type { Database } from './schema.js';
+import { findProject, type ProjectRow } from './tenants.js';
 
-/** The notifier event a repository change publishes: every process drops what it remembered. */
-export const REPOSITORY_CHANGED = 'repository';
+/** The notifier event a change of repository files or projects publishes: every process drops what it remembered. */
+export const READ_MOSTLY_CHANGED = 'read-mostly';
 
 /** How long a remembered answer may be used without a change event (bounds a lost event). */
-export const REPO_CACHE_MS = 2000;
+export const READ_MOSTLY_MS = 2000;
 const MAX_ENTRIES = 1024;
 
 /**
- * The repository index queries every ticket runs (the step configurations, the template, the
- * job's view of the repository), remembered per query until the repository changes. A change
- * in any process publishes {@link REPOSITORY_CHANGED}, which every process's cache hears (in
- * process, or by PostgreSQL NOTIFY); an answer is also used for at most {@link REPO_CACHE_MS},
+ * What every ticket reads and few requests change: its project's row and the repository index
+ * queries (the step configurations, the template, the job's view of the repository),
+ * remembered per query until a repository file or a project changes. A change in any process
+ * publishes {@link READ_MOSTLY_CHANGED}, which every process's cache hears (in
+ * process, or by PostgreSQL NOTIFY); an answer is also used for at most {@link READ_MOSTLY_MS},
  * so an event lost while a process reconnects costs at most that long.
  *
  * Processes on one SQLite file have no notifier between them: there, a commit by any other
@@ -24,8 +26,8 @@ const MAX_ENTRIES = 1024;
  * A query that was running when a change came is not remembered: on PostgreSQL it may have
  * read the rows from before the change.
  */
-export class RepoFileCache {
-  private readonly entries = new Map<string, { at: number; rows: readonly RepoFileRow[] }>();
+export class ReadMostlyCache {
+  private readonly entries = new Map<string, { at: number; value: unknown }>();
   private generation = 0;
   private othersSeen: number | null = null;
   private readonly unsubscribe: () => void;
@@ -38,7 +40,7 @@ export class RepoFileCache {
     private readonly othersCommitted: (() => number) | null = null,
   ) {
     this.unsubscribe = notifier.subscribe((event) => {
-      if (event === REPOSITORY_CHANGED) this.forget();
+      if (event === READ_MOSTLY_CHANGED) this.forget();
     });
   }
 
@@ -61,13 +63,21 @@ export class RepoFileCache {
     return this.remembered(`under\n${prefixes.join('\n')}`, () => listRepoFilesUnderAny(this.db, prefixes));
   }
 
+  /** A project's row, or undefined when there is no such project. */
+  async findProject(tenant: string, name: string): Promise<ProjectRow | undefined> {
+    return (await this.remembered(`project\n${tenant}\n${name}`, async () => {
+      const row = await findProject(this.db, tenant, name);
+      return row ? [row] : [];
+    }))[0];
+  }
+
   /**
-   * To be called once a change of repository rows has committed: forgets everything here at once,
+   * To be called once a change of repository files or projects has committed: forgets everything here at once,
    * and tells the other processes. A failed announcement leaves them the time bound.
    */
   async changed(): Promise<void> {
     this.forget();
-    await this.notifier.publish(REPOSITORY_CHANGED).catch(() => {});
+    await this.notifier.publish(READ_MOSTLY_CHANGED).catch(() => {});
   }
 
   close(): void {
@@ -80,7 +90,7 @@ export class RepoFileCache {
     this.entries.clear();
   }
 
-  private async remembered(key: string, load: () => Promise<readonly RepoFileRow[]>): Promise<readonly RepoFileRow[]> {
+  private async remembered<T extends object>(key: string, load: () => Promise<readonly T[]>): Promise<readonly T[]> {
     const others = this.othersCommitted?.() ?? null;
     if (others !== this.othersSeen) {
       this.othersSeen = others;
@@ -88,14 +98,14 @@ export class RepoFileCache {
     }
     const hit = this.entries.get(key);
     const now = this.now();
-    if (hit && now - hit.at >= 0 && now - hit.at < REPO_CACHE_MS) return hit.rows;
+    if (hit && now - hit.at >= 0 && now - hit.at < READ_MOSTLY_MS) return hit.value as readonly T[];
     const generation = this.generation;
     // Frozen: the rows are shared by every caller until the next change.
     const rows = Object.freeze((await load()).map((r) => Object.freeze(r)));
     if (generation === this.generation) {
       this.entries.delete(key);
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, { at: now, rows });
+      this.entries.set(key, { at: now, value: rows });
     }
     return rows;
   }

@@ -3,23 +3,25 @@ import { after, before, it } from 'node:test';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pino from 'pino';
-import { createNotifier, openDb, RepoFileCache, repoFiles, type RepoFileRow } from '../src/store/index.js';
-import { REPOSITORY_CHANGED, REPO_CACHE_MS } from '../src/store/repo-file-cache.js';
+import { createNotifier, openDb, ReadMostlyCache, repoFiles, type RepoFileRow } from '../src/store/index.js';
+import { READ_MOSTLY_CHANGED, READ_MOSTLY_MS } from '../src/store/read-mostly-cache.js';
 import { pdfText } from './helpers/pdf.js';
-import { putFile, setupProject } from './helpers/project.js';
+import { putFile, setupProject, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { describeEachStore } from './helpers/stores.js';
 
 const P = 'tenants/acme/projects/shop';
 const grid = '<data><item id="C-1"><title>Cached</title></item></data>';
 
-// Every ticket reads the step configurations, its template and the job's view of the repository;
-// those answers are remembered until the repository changes (src/store/repo-file-cache.ts).
-describeEachStore('repository answers remembered between changes', (kind) => {
+// Every ticket reads its project's row, the step configurations, its template and the job's view
+// of the repository; those answers are remembered until a repository file or a project changes
+// (src/store/read-mostly-cache.ts).
+describeEachStore('projects and repository answers remembered between changes', (kind) => {
   let t: TestServer;
   let tokens: { op: string; jobs: string; admin: string };
   before(async () => {
-    t = await startTestServer(kind, { renderThreads: 1, pollMs: 50 });
+    // Tokens trusted for 10 s, so that a request for a deleted project gets past them to intake.
+    t = await startTestServer(kind, { renderThreads: 1, pollMs: 50, tokenRecheckMs: 10_000 });
     tokens = await setupProject(t);
   });
   after(() => t.close());
@@ -48,10 +50,36 @@ describeEachStore('repository answers remembered between changes', (kind) => {
     assert.doesNotMatch(await renderText(), /THE-OTHER-ONE/, 'the default template again once the configuration is gone');
   });
 
+  it('refuses tickets for a project from the moment it is deleted and takes them once it exists again, with its retention rule', async () => {
+    await t.fetch('/rest/tenants/acme/projects?name=brief&keepUntil=shipped', { method: 'POST', token: tokens.op });
+    const jobs = await t.token('acme', 'brief', 'jobs');
+    const submitTo = () =>
+      t.fetch('/rest/tenants/acme/projects/brief/renderpdf', { method: 'POST', token: jobs, headers: { 'content-type': 'application/xml' }, body: grid });
+    const first = await submitTo();
+    assert.equal(first.status, 202, await first.clone().text());
+    const id = ((await first.json()) as { tickets: { id: string }[] }).tickets[0]!.id;
+    const done = await waitComplete(t, jobs, id, 60_000, 'acme', 'brief');
+    assert.equal(done.status, 'renderpdf.succeeded', JSON.stringify(done));
+    const stored = await t.server.ctx.db.kysely.selectFrom('artifacts').select(['name', 'keep_rule']).where('ticket', '=', id).execute();
+    assert.ok(stored.length > 0 && stored.every((a) => a.keep_rule === 'shipped'), `the project's keepUntil rule: ${JSON.stringify(stored)}`);
+
+    const deleted = await t.fetch('/rest/tenants/acme/projects/brief', { method: 'DELETE', token: tokens.op });
+    assert.equal(deleted.status, 200, await deleted.text());
+    const after = await submitTo();
+    assert.equal(after.status, 404, await after.clone().text());
+    assert.match(((await after.json()) as { message: string }).message, /project acme\/brief/);
+
+    // Created again: accepted at once (the token is still trusted, see tokenRecheckMs above).
+    const again = await t.fetch('/rest/tenants/acme/projects?name=brief', { method: 'POST', token: tokens.op });
+    assert.equal(again.status, 200, await again.text());
+    const accepted = await submitTo();
+    assert.equal(accepted.status, 202, await accepted.text());
+  });
+
   it('answers from memory until a change is announced or the time bound passes, and never keeps an answer read across a change', async () => {
     const db = t.server.ctx.db.kysely;
     let clock = 1_800_000_000_000;
-    const cache = new RepoFileCache(db, t.server.ctx.notifier, () => clock);
+    const cache = new ReadMostlyCache(db, t.server.ctx.notifier, () => clock);
     try {
       const path = `${P}/master-documents/remembered.typ`;
       const put = (sha: string) => repoFiles.putRepoFile(db, { path, size: 1, sha256: sha, blob_key: `blob-${sha}`, created: 1, updated: 1 });
@@ -61,15 +89,15 @@ describeEachStore('repository answers remembered between changes', (kind) => {
       assert.deepEqual(await seen(), ['a']);
       await put('b'); // behind the cache's back: no announcement
       assert.deepEqual(await seen(), ['a'], 'remembered');
-      clock += REPO_CACHE_MS;
+      clock += READ_MOSTLY_MS;
       assert.deepEqual(await seen(), ['b'], 'read again once the time bound passed');
 
       await put('c');
-      await t.server.ctx.notifier.publish(REPOSITORY_CHANGED);
+      await t.server.ctx.notifier.publish(READ_MOSTLY_CHANGED);
       assert.deepEqual(await seen(), ['c'], 'read again after the announcement');
 
       // A read under way while a change is announced is answered, but not remembered.
-      clock += REPO_CACHE_MS; // so that the read goes to the database
+      clock += READ_MOSTLY_MS; // so that the read goes to the database
       const during = cache.findRepoFiles([path]);
       await cache.changed();
       await during;
@@ -84,7 +112,7 @@ describeEachStore('repository answers remembered between changes', (kind) => {
     it('sees a commit of another process on the same SQLite file at once', async () => {
       // Another connection to the file, as an API or CLI process beside this one would have.
       const other = new SQLite(join(t.settings.dataDir, 'pressroom.db'));
-      const cache = new RepoFileCache(t.server.ctx.db.kysely, t.server.ctx.notifier, () => 1_800_000_000_000, t.server.ctx.db.othersCommitted);
+      const cache = new ReadMostlyCache(t.server.ctx.db.kysely, t.server.ctx.notifier, () => 1_800_000_000_000, t.server.ctx.db.othersCommitted);
       try {
         const path = `${P}/master-documents/beside.typ`;
         const put = (sha: string) => repoFiles.putRepoFile(t.server.ctx.db.kysely, { path, size: 1, sha256: sha, blob_key: `blob-${sha}`, created: 1, updated: 1 });
@@ -108,7 +136,7 @@ describeEachStore('repository answers remembered between changes', (kind) => {
       // PostgreSQL is concerned. Its clock stands still, so only the announcement can refresh it.
       const otherDb = openDb(t.settings);
       const otherNotifier = await createNotifier(otherDb, pino({ level: 'silent' }));
-      const other = new RepoFileCache(otherDb.kysely, otherNotifier, () => 1_800_000_000_000);
+      const other = new ReadMostlyCache(otherDb.kysely, otherNotifier, () => 1_800_000_000_000);
       try {
         const path = `${P}/master-documents/elsewhere.typ`;
         const put = (sha: string) => repoFiles.putRepoFile(t.server.ctx.db.kysely, { path, size: 1, sha256: sha, blob_key: `blob-${sha}`, created: 1, updated: 1 });
@@ -117,7 +145,7 @@ describeEachStore('repository answers remembered between changes', (kind) => {
         assert.equal(await seen(), 'one');
         await put('two');
         assert.equal(await seen(), 'one', 'remembered');
-        await t.server.ctx.repoIndex.changed();
+        await t.server.ctx.readMostly.changed();
         const deadline = Date.now() + 30_000;
         while ((await seen()) !== 'two') {
           assert.ok(Date.now() < deadline, 'the other process never heard of the change');
