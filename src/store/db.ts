@@ -1,10 +1,11 @@
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import type { Settings } from '../config/settings.js';
 import { migrations } from './migrations/index.js';
+import { PressroomPostgresDialect } from './pg-dialect.js';
 import { openSqliteFile, reclaimSqliteSpace } from './sqlite-file.js';
 import type { Database } from './schema.js';
 
@@ -49,7 +50,7 @@ export function openDb(settings: Settings): Db {
       options: `-c search_path=${settings.databaseSchema}`,
     };
     const pool = new pg.Pool(config);
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const kysely = new Kysely<Database>({ dialect: new PressroomPostgresDialect({ pool }) });
     return {
       kysely,
       dialect: { kind: 'postgres', skipLocked: true },
