@@ -14,7 +14,7 @@ export interface Context {
   readonly logger: Logger;
   /** Ticket events across processes (new tickets, completions). */
   readonly notifier: Notifier;
-  /** The repository index queries of every ticket, remembered until the repository changes. */
+  /** Project rows and repository index answers every ticket reads, remembered until one of them changes. */
   readonly readMostly: ReadMostlyCache;
   /** Sandboxed XSLT processes (started on first use): intake runs transformBefore, workers transform. */
   readonly transformer: XsltEngine;

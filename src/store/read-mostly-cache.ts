@@ -15,9 +15,9 @@ const MAX_ENTRIES = 1024;
  * What every ticket reads and few requests change: its project's row and the repository index
  * queries (the step configurations, the template, the job's view of the repository),
  * remembered per query until a repository file or a project changes. A change in any process
- * publishes {@link READ_MOSTLY_CHANGED}, which every process's cache hears (in
- * process, or by PostgreSQL NOTIFY); an answer is also used for at most {@link READ_MOSTLY_MS},
- * so an event lost while a process reconnects costs at most that long.
+ * publishes {@link READ_MOSTLY_CHANGED}, which every process's cache hears (in process, or by
+ * PostgreSQL NOTIFY); an answer is also used for at most {@link READ_MOSTLY_MS}, so an event
+ * lost while a process reconnects costs at most that long.
  *
  * Processes on one SQLite file have no notifier between them: there, a commit by any other
  * connection (SQLite's data_version) forgets everything, so a second process sees a change as
@@ -72,8 +72,9 @@ export class ReadMostlyCache {
   }
 
   /**
-   * To be called once a change of repository files or projects has committed: forgets everything here at once,
-   * and tells the other processes. A failed announcement leaves them the time bound.
+   * To be called once a change of repository files or projects has committed: forgets
+   * everything here at once, and tells the other processes. A failed announcement leaves
+   * them the time bound.
    */
   async changed(): Promise<void> {
     this.forget();
