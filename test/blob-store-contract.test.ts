@@ -116,6 +116,23 @@ describeEachBlobStore('BlobStore contract', (kind) => {
     assert.deepEqual(await h.store.list('again/'), ['again/t1/a1/out.pdf', 'again/t2/a1/log']);
   });
 
+  it('writes a blob nothing names yet in place: readable, replaced by a second write, no leftovers, a failed write leaves nothing', async () => {
+    const pdf = Buffer.alloc(300 * 1024, 7);
+    assert.equal(await h.store.putUnreferenced('jobs/t/p/9/a1/9.pdf', pdf), pdf.length);
+    assert.equal(await h.store.putUnreferenced('jobs/t/p/9/a1/9.typst.log', Buffer.from('first')), 5);
+    assert.equal(await h.store.putUnreferenced('jobs/t/p/9/a1/9.typst.log', Buffer.from('again')), 5);
+    assert.equal(sha((await h.store.get('jobs/t/p/9/a1/9.pdf'))!), sha(pdf));
+    assert.equal((await h.store.get('jobs/t/p/9/a1/9.typst.log'))?.toString(), 'again');
+    // After its folder went behind the store's back (another process's housekeeping), it is made again.
+    await h.removeBehindItsBack('jobs/t/p/9/');
+    await h.store.putUnreferenced('jobs/t/p/9/a2/9.pdf', Buffer.from('%PDF'));
+    assert.deepEqual(await h.raw(), [`${h.prefix}jobs/t/p/9/a2/9.pdf`], 'nothing but the blob itself: no temp file');
+    // Files only: a file cannot be a folder too (an object store has no folders).
+    if (kind === 'file') await assert.rejects(h.store.putUnreferenced('jobs/t/p/9/a2/9.pdf/x', Buffer.from('under a blob')), /EEXIST|ENOTDIR/);
+    await assert.rejects(h.store.putUnreferenced('../outside', Buffer.from('x')), /invalid blob key/);
+    assert.equal((await h.store.get('jobs/t/p/9/a2/9.pdf'))?.toString(), '%PDF', 'a refused write harms nothing stored');
+  });
+
   it('answers undefined for missing keys', async () => {
     assert.equal(await h.store.get('no/such/key'), undefined);
     assert.equal(await h.store.stream('no/such/key'), undefined);

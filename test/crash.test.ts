@@ -48,12 +48,19 @@ describeEachStore('worker crash safety', (kind) => {
     await crash(first);
     const dead = await tickets.findTicket(db, id!);
     assert.equal(dead?.complete, 0, 'killed before it finished');
-    // What a worker dying in the middle of writing leaves in its attempt's folder: a finished file
-    // and a partial write (the file blob store's `<key>~<hex>.tmp`).
-    const deadFolder = `jobs/acme/shop/${id}/a${dead!.attempt}/`;
+    // What a worker dying in the middle of writing leaves of its attempt: a finished file and a
+    // part of one (written in place: nothing names an attempt's file before its commit). And
+    // what an earlier version's attempt left in a folder of its own: a file and a temp file.
+    const ticketDir = `jobs/acme/shop/${id}/`;
+    const deadPrefix = `${ticketDir}a${dead!.attempt}.`;
+    const deadFolder = `${ticketDir}a${dead!.attempt}/`;
+    await t.server.ctx.blobs.putUnreferenced(`${deadPrefix}${id}.content.xml`, Buffer.from('<data/>'));
+    await t.server.ctx.blobs.putUnreferenced(`${deadPrefix}${id}.typst.log`, Buffer.from('part'));
     await t.server.ctx.blobs.put(`${deadFolder}${id}.content.xml`, Buffer.from('<data/>'));
     await writeFile(join(t.settings.dataDir, 'blobs', `${deadFolder}${id}.typst.log~0123456789ab.tmp`), 'partial');
     assert.equal((await readdir(join(t.settings.dataDir, 'blobs', deadFolder))).length, 2);
+    const deadFiles = async () => (await t.server.ctx.blobs.list(ticketDir)).filter((k) => k.startsWith(deadPrefix) || k.startsWith(deadFolder));
+    assert.equal((await deadFiles()).length, 3);
     await putFile(t, tokens.admin, 'tenants/acme/projects/shop/master-documents/speed.typ', '#let loops = 1000\n');
 
     const second = startWorker();
@@ -78,9 +85,11 @@ describeEachStore('worker crash safety', (kind) => {
       [dead!.attempt, 'redelivered'],
       [dead!.attempt + 1, 'succeeded'],
     ]);
-    assert.deepEqual(await t.server.ctx.blobs.list(deadFolder), []);
+    assert.deepEqual(await deadFiles(), []);
     assert.deepEqual(await readdir(join(t.settings.dataDir, 'blobs', deadFolder)).catch(() => []), [], 'no partial write left either');
-    assert.equal((await tickets.listArtifacts(db, id!)).filter((a) => a.kind === 'output').length, 1, 'the finished attempt keeps its output');
+    const kept = (await tickets.listArtifacts(db, id!)).filter((a) => a.kind === 'output');
+    assert.equal(kept.length, 1, 'the finished attempt keeps its output');
+    assert.ok((await t.server.ctx.blobs.get(kept[0]!.blob_key))?.subarray(0, 5).equals(Buffer.from('%PDF-')), 'and its file, beside the dead attempt\'s');
     assert.equal((await runHousekeeping(t.server.ctx)).deadAttempts, 0, 'once');
     assert.equal(await stopProcess(second), 0);
   });

@@ -77,9 +77,10 @@ describeEachStore('retention', (kind) => {
     assert.ok(r.files >= 1);
     assert.deepEqual(await stored('exp', id), []);
     assert.equal(await download(p.jobs, 'exp', `${id}.pdf`), 404);
-    // The status outlives the files (PRESSROOM_TICKET_RETENTION_SECONDS, 7 days by default).
+    // The status outlives the files (PRESSROOM_TICKET_RETENTION_SECONDS, 7 days by default);
+    // the ticket's folder went with its last file.
     assert.equal((await status(p.jobs, 'exp', id)).status, 200);
-    assert.ok(existsSync(ticketFolder('exp', id)));
+    assert.ok(!existsSync(ticketFolder('exp', id)), 'the emptied ticket folder is pruned');
     clock.advance(7 * DAY);
     await hk();
     assert.equal((await status(p.jobs, 'exp', id)).status, 404);

@@ -198,7 +198,7 @@ describe('a bucket that disappears while running', { skip: s3Endpoint ? false : 
     await bucket.recreate();
     const done = await waitComplete(t, jobs, waiting!);
     assert.equal(done.status, 'renderpdf.succeeded', JSON.stringify(done));
-    const key = (await bucket.keys()).find((k) => k.endsWith(`/${waiting}.pdf`));
+    const key = (await bucket.keys()).find((k) => k.endsWith(`.${waiting}.pdf`));
     assert.ok(key, 'the output object exists');
     const stored = Buffer.from(await (await bucket.client.send(new GetObjectCommand({ Bucket: bucket.name, Key: key }))).Body!.transformToByteArray());
     assert.ok(stored.equals(await artifactPdf(t, jobs, waiting!)));

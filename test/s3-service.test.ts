@@ -56,9 +56,9 @@ describeEachStore('the service on S3 blobs', (kind) => {
     const pdf = await artifactPdf(t, tokens.jobs, id!);
     assert.match((await pdfText(pdf)).join('\n'), /FROM-THE-BUCKET 1500 items/);
     const keys = await bucket.keys();
-    const pdfKey = keys.find((k) => k.endsWith(`/${id}.pdf`))!;
+    const pdfKey = keys.find((k) => k.endsWith(`.${id}.pdf`))!;
     assert.ok((await object(pdfKey.slice('pressroom/'.length))).equals(pdf), 'the bucket holds the very bytes served');
-    assert.ok(keys.some((k) => k.endsWith(`/${id}.typst.log`)), 'the render log is an object too');
+    assert.ok(keys.some((k) => k.endsWith(`.${id}.typst.log`)), 'the render log is an object too');
     assert.deepEqual(keys.filter((k) => !k.startsWith('pressroom/')), []);
     // All files of the ticket as one ZIP, streamed entry by entry out of the bucket.
     const zipRes = await t.fetch(`/rest/tenants/acme/projects/shop/tickets/${id}/artifact`, { token: tokens.jobs, headers: { accept: 'application/zip' } });
@@ -109,6 +109,6 @@ describeEachStore('the service on S3 blobs', (kind) => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await runHousekeeping(t.server.ctx);
-    assert.ok(!(await bucket.keys()).some((k) => k.endsWith(`/${id}.pdf`)), 'the shipped output is gone from the bucket');
+    assert.ok(!(await bucket.keys()).some((k) => k.endsWith(`.${id}.pdf`)), 'the shipped output is gone from the bucket');
   });
 });

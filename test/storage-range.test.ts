@@ -110,9 +110,9 @@ describeEachBlobStore('storage downloads with Range', (kind) => {
       const keys = await bucket!.keys();
       assert.ok(keys.length > 0);
       assert.deepEqual(keys.filter((k) => !k.startsWith('pressroom/')), [], 'every key under the prefix');
-      const key = keys.find((k) => k.endsWith(`/${id}.pdf`));
+      const key = keys.find((k) => k.endsWith(`.${id}.pdf`));
       assert.ok(key, keys.join(', '));
-      assert.match(key, new RegExp(`^pressroom/jobs/acme/shop/${id}/a\\d+/${id}\\.pdf$`));
+      assert.match(key, new RegExp(`^pressroom/jobs/acme/shop/${id}/a\\d+\\.${id}\\.pdf$`));
       const obj = await bucket!.client.send(new GetObjectCommand({ Bucket: bucket!.name, Key: key }));
       assert.ok(Buffer.from(await obj.Body!.transformToByteArray()).equals(whole));
     });

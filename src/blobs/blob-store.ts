@@ -33,6 +33,13 @@ export interface BlobStore {
    * new content, never a part); writing the same key again replaces it. Returns the byte count.
    */
   put(key: string, data: Buffer | Readable): Promise<number>;
+  /**
+   * Writes a blob nothing names yet: a new ticket's input, a step attempt's file, which readers
+   * find only through a row committed after this returns. So the blob need not appear whole at
+   * once and is written in place (a file store saves the temp file and the rename); a failed
+   * write leaves nothing. Writing the same key again replaces it. Returns the byte count.
+   */
+  putUnreferenced(key: string, data: Buffer): Promise<number>;
   /** Reads a whole blob; undefined when it does not exist. */
   get(key: string): Promise<Buffer | undefined>;
   /** Streams a blob, or the bytes of `range` only; undefined when it does not exist. */

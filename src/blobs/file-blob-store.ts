@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, createReadStream, createWriteStream, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { access, mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -72,6 +72,29 @@ export class FileBlobStore implements BlobStore {
       throw err;
     }
     return Buffer.isBuffer(data) ? data.length : (await stat(target)).size;
+  }
+
+  async putUnreferenced(key: string, data: Buffer): Promise<number> {
+    const target = this.file(key);
+    const folder = dirname(target);
+    if (!this.folders.has(folder)) await this.createFolder(folder);
+    // Opened here rather than by writeFile, so that a failure after the open (a full disk) is
+    // known to have left a part of this write, which is removed; the open's own failure left nothing.
+    const file = await open(target, 'w').catch(async (err: unknown) => {
+      if (!missing(err)) throw err;
+      await mkdir(folder, { recursive: true });
+      return open(target, 'w');
+    });
+    this.knowFolder(folder);
+    try {
+      await file.writeFile(data);
+    } catch (err) {
+      await file.close().catch(() => {});
+      await rm(target, { force: true });
+      throw err;
+    }
+    await file.close();
+    return data.length;
   }
 
   async get(key: string): Promise<Buffer | undefined> {

@@ -102,6 +102,11 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /** An object appears only once its upload completes anyway: the same as {@link put}. */
+  putUnreferenced(key: string, data: Buffer): Promise<number> {
+    return this.put(key, data);
+  }
+
   async get(key: string): Promise<Buffer | undefined> {
     const stream = await this.stream(key);
     if (!stream) return undefined;

@@ -11,7 +11,7 @@ export class InputBlobs {
 
   /** Stores one input blob and remembers it. */
   async put(key: string, body: Buffer): Promise<void> {
-    await this.ctx.blobs.put(key, body);
+    await this.ctx.blobs.putUnreferenced(key, body);
     this.written.push(key);
   }
 

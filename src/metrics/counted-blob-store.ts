@@ -16,6 +16,7 @@ export function countBlobErrors(store: BlobStore, metrics: ServiceMetrics): Blob
   return {
     description: store.description,
     put: counted('put', store.put),
+    putUnreferenced: counted('put', store.putUnreferenced),
     get: counted('get', store.get),
     stream: counted('stream', store.stream),
     stat: counted('stat', store.stat),

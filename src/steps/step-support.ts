@@ -49,7 +49,7 @@ export class ArtifactWriter {
     // A file written again (the log, rewritten with the failure after a failed batch) keeps one row.
     const again = this.slots.findIndex((r) => r?.name === name);
     const slot = again >= 0 ? again : this.slots.push(undefined) - 1;
-    await this.ctx.blobs.put(key, data);
+    await this.ctx.blobs.putUnreferenced(key, data);
     this.slots[slot] = { ticket: ticket.id, name, kind, blob_key: key, size: data.length, content_type: contentType, keep_until: keep.until, keep_rule: keep.rule, created: this.ctx.now() };
   }
 }

@@ -23,12 +23,23 @@ export function groupZipKey(group: TicketKeyOwner): string {
   return `${ticketFolder(group)}input.zip`;
 }
 
-/** The folder of one step attempt's files: each attempt has its own, so a retry never writes over what an earlier attempt left. */
-export function attemptFolder(ticket: TicketKeyOwner & { attempt: number }): string {
+/**
+ * What the names of one step attempt's files start with, in the ticket's folder: each attempt
+ * has its own, so a retry never writes over what an earlier attempt left. The files sit beside
+ * the input rather than in a folder per attempt: creating a folder is a file system write of its
+ * own for every ticket (on ext4 without a journal, as on our CI machines, it costs as much
+ * kernel time as a file).
+ */
+export function attemptKeyPrefix(ticket: TicketKeyOwner & { attempt: number }): string {
+  return `${ticketFolder(ticket)}a${ticket.attempt}.`;
+}
+
+/** The folder one attempt's files went to before {@link attemptKeyPrefix} (tickets stored by earlier versions). */
+export function legacyAttemptFolder(ticket: TicketKeyOwner & { attempt: number }): string {
   return `${ticketFolder(ticket)}a${ticket.attempt}/`;
 }
 
-/** A file written by one step attempt, in {@link attemptFolder}. */
+/** A file written by one step attempt: `<ticket folder>a<attempt>.<name>`. */
 export function attemptFileKey(ticket: TicketKeyOwner & { attempt: number }, name: string): string {
-  return `${attemptFolder(ticket)}${name}`;
+  return `${attemptKeyPrefix(ticket)}${name}`;
 }

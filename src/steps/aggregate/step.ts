@@ -50,7 +50,7 @@ export function aggregateStep(deps: { mupdf: MupdfEngine }): Step {
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults[targets.pdf.step]);
       const name = outputNameOf(targets.pdf, ticket.id);
       const key = attemptFileKey(ticket, name);
-      await ctx.blobs.put(key, merged.pdf);
+      await ctx.blobs.putUnreferenced(key, merged.pdf);
       const artifact: ArtifactRow = {
         ticket: ticket.id,
         name,

@@ -97,7 +97,7 @@ async function convertPage(ctx: Context, mupdf: MupdfEngine, ticket: TicketRow, 
   const name = `${ticket.id}.${extension(o)}`;
   const key = attemptFileKey(ticket, name);
   const data = Buffer.from(image.data);
-  await ctx.blobs.put(key, data);
+  await ctx.blobs.putUnreferenced(key, data);
   const messages = [`convert: page ${image.page} to ${o.format} at ${image.resolution} dpi, ${image.width}×${image.height} pixels (${name})`, ...loweredNote(image, o)];
   return { artifact: artifactFor(ctx, ticket, pdfRow, name, key, data.length, convertMediaType(o)), messages };
 }

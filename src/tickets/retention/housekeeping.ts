@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { idempotencyKeys, retention, stepEvents } from '../../store/index.js';
-import { attemptFolder, ticketFolder } from '../blob-keys.js';
+import { attemptKeyPrefix, legacyAttemptFolder, ticketFolder } from '../blob-keys.js';
 
 /** Options of one housekeeping run. */
 export interface HousekeepingOptions {
@@ -83,16 +83,20 @@ export async function runHousekeeping(ctx: Context, opts: HousekeepingOptions = 
   result.inputs += await drain(inputs(() => retention.expiredInputs(db, now, batch)));
   result.inputs += await drain(inputs(() => retention.inputsOfExpiredProjects(db, now, batch)));
 
-  // A dead attempt's folder holds what it wrote before it died (partial writes among them) and,
+  // A dead attempt's files are what it wrote before it died (a part of a file among them) and,
   // if it died between its commit and its timeline entry, files its ticket still names.
   result.deadAttempts += await drain(async () => {
     const dead = await stepEvents.deadAttempts(db, batch);
     let removed = 0;
     for (const attempt of dead) {
-      const folder = attemptFolder({ tenant: attempt.tenant, project: attempt.project, id: attempt.ticket, attempt: attempt.attempt });
-      const kept = await retention.artifactKeysUnder(db, attempt.ticket, folder);
-      if (kept.size === 0) await ctx.blobs.deletePrefix(folder);
-      else await Promise.all((await ctx.blobs.list(folder)).filter((k) => !kept.has(k)).map((k) => ctx.blobs.delete(k)));
+      const owner = { tenant: attempt.tenant, project: attempt.project, id: attempt.ticket, attempt: attempt.attempt };
+      const prefix = attemptKeyPrefix(owner);
+      const legacy = legacyAttemptFolder(owner);
+      const kept = await retention.artifactKeysUnder(db, attempt.ticket, ticketFolder(owner));
+      const written = (await ctx.blobs.list(ticketFolder(owner))).filter((k) => k.startsWith(prefix) || k.startsWith(legacy));
+      await Promise.all(written.filter((k) => !kept.has(k)).map((k) => ctx.blobs.delete(k)));
+      // An attempt of an earlier version wrote into a folder of its own, temp files included.
+      if (![...kept].some((k) => k.startsWith(legacy))) await ctx.blobs.deletePrefix(legacy);
       if (await stepEvents.markRedelivered(db, attempt.ticket, attempt.attempt)) removed++;
     }
     return { found: dead.length, removed };
