@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, it } from 'node:test';
 import { FileBlobStore } from '../src/blobs/index.js';
 import type { Context } from '../src/context.js';
 import type { TicketRow } from '../src/store/index.js';
-import { ArtifactWriter } from '../src/steps/step-support.js';
+import { ArtifactWriter, INLINE_ARTIFACT_MAX } from '../src/steps/step-support.js';
 import { attemptFileKey } from '../src/tickets/blob-keys.js';
 
 // A step stores its files side by side. When one of them cannot be stored, the others still get
@@ -38,5 +38,30 @@ it('stores files side by side, keeps the rows in call order, and one row per fil
 
   await stored.put('T1.typst.log', 'log', Buffer.from('rendered\nfailed: disk'), 'text/plain', keep);
   assert.deepEqual(stored.rows.map((r) => [r.name, r.size]), [['T1.content.xml', 7], ['T1.typst.log', 21]]);
-  assert.equal(await readFile(join(root, attemptFileKey(ticket, 'T1.typst.log')), 'utf8'), 'rendered\nfailed: disk');
+  assert.equal(stored.rows[1]!.data?.toString(), 'rendered\nfailed: disk', 'a small log is kept in its row');
+});
+
+it('keeps logs and content up to the row limit in the row, and outputs and larger files as blobs', async () => {
+  const ctx = { blobs: new FileBlobStore(root), now: () => 1_700_000_000_000 } as unknown as Context;
+  const ticket = { id: 'T2', tenant: 'acme', project: 'shop', attempt: 2 } as TicketRow;
+  const keep = { until: null, rule: 'forever' };
+  const stored = new ArtifactWriter(ctx, ticket);
+  const atLimit = Buffer.alloc(INLINE_ARTIFACT_MAX, 'a');
+  const above = Buffer.alloc(INLINE_ARTIFACT_MAX + 1, 'b');
+  await stored.settle([
+    stored.put('T2.pdf', 'output', Buffer.from('%PDF-tiny'), 'application/pdf', keep),
+    stored.put('T2.content.xml', 'content', atLimit, 'application/xml', keep),
+    stored.put('T2.typst.log', 'log', above, 'text/plain', keep),
+  ]);
+  assert.deepEqual(
+    stored.rows.map((r) => [r.name, r.data === null ? 'blob' : 'row', r.size, r.blob_key]),
+    [
+      ['T2.pdf', 'blob', 9, attemptFileKey(ticket, 'T2.pdf')],
+      ['T2.content.xml', 'row', INLINE_ARTIFACT_MAX, attemptFileKey(ticket, 'T2.content.xml')],
+      ['T2.typst.log', 'blob', INLINE_ARTIFACT_MAX + 1, attemptFileKey(ticket, 'T2.typst.log')],
+    ],
+  );
+  assert.ok(stored.rows[1]!.data!.equals(atLimit));
+  assert.deepEqual((await readdir(join(root, 'jobs/acme/shop/T2'))).sort(), ['a2.T2.pdf', 'a2.T2.typst.log']);
+  assert.ok((await readFile(join(root, attemptFileKey(ticket, 'T2.typst.log')))).equals(above));
 });

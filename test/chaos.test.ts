@@ -144,7 +144,7 @@ describe('chaos: 2 API + 2 worker processes on PostgreSQL and S3', { skip }, () 
       for (const r of (await db.query('select blob_key from repo_files')).rows as { blob_key: string }[]) named.add(r.blob_key);
       for (const r of (await db.query('select input_key from tickets where input_key is not null')).rows as { input_key: string }[]) named.add(r.input_key);
       const strays = (await bucket.keys()).map((k) => k.slice('pressroom/'.length)).filter((k) => !named.has(k));
-      const deadAttempts = strays.filter((k) => /^jobs\/chaos\/run\/[0-9A-Z]{26}\/a\d+\//.test(k));
+      const deadAttempts = strays.filter((k) => /^jobs\/chaos\/run\/[0-9A-Z]{26}\/a\d+[./]/.test(k));
       assert.deepEqual(strays, [], 'no stray objects, none of dead attempts either');
 
       const reclaimed = reclaim.reclaimMs.length ? `${seconds(Math.min(...reclaim.reclaimMs))}–${seconds(Math.max(...reclaim.reclaimMs))}` : 'n/a';

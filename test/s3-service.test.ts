@@ -58,7 +58,8 @@ describeEachStore('the service on S3 blobs', (kind) => {
     const keys = await bucket.keys();
     const pdfKey = keys.find((k) => k.endsWith(`.${id}.pdf`))!;
     assert.ok((await object(pdfKey.slice('pressroom/'.length))).equals(pdf), 'the bucket holds the very bytes served');
-    assert.ok(keys.some((k) => k.endsWith(`.${id}.typst.log`)), 'the render log is an object too');
+    assert.ok(!keys.some((k) => k.endsWith(`.${id}.typst.log`)), 'the small render log is kept in its row, no object');
+    assert.ok(keys.some((k) => k.endsWith(`.${id}.content.xml`)), 'the content file, above the row limit, is an object');
     assert.deepEqual(keys.filter((k) => !k.startsWith('pressroom/')), []);
     // All files of the ticket as one ZIP, streamed entry by entry out of the bucket.
     const zipRes = await t.fetch(`/rest/tenants/acme/projects/shop/tickets/${id}/artifact`, { token: tokens.jobs, headers: { accept: 'application/zip' } });

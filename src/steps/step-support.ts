@@ -20,7 +20,14 @@ export function unexpectedFailure(ctx: Context, ticket: TicketRow, err: unknown,
   return new StepFailure(ticketErrorCodes.internal, internalMessage);
 }
 
-/** Writes a step attempt's files under the attempt's folder ({@link attemptFileKey}) and collects their rows. */
+/**
+ * The largest log or content file kept in its artifact row rather than as a blob of its own (the
+ * default inline limit of inputs, `inputBufferSize`). Outputs always go to the blob store: they
+ * are what downloads, uploads, conversion and merging stream.
+ */
+export const INLINE_ARTIFACT_MAX = 64 * 1024;
+
+/** Writes a step attempt's files ({@link attemptFileKey}; small logs and content inline) and collects their rows. */
 export class ArtifactWriter {
   /** One place per put in the order they were asked for, filled once the file is stored. */
   private readonly slots: (ArtifactRow | undefined)[] = [];
@@ -43,14 +50,30 @@ export class ArtifactWriter {
     if (failed) throw failed.reason;
   }
 
+  /**
+   * Stores one file: a log or content file up to {@link INLINE_ARTIFACT_MAX} bytes goes into its
+   * row (committed with the step), anything else to the blob store first.
+   */
   async put(name: string, kind: 'output' | 'log' | 'content', data: Buffer, contentType: string, keep: { until: number | null; rule: string }): Promise<void> {
     const { ticket } = this;
     const key = attemptFileKey(ticket, name);
     // A file written again (the log, rewritten with the failure after a failed batch) keeps one row.
     const again = this.slots.findIndex((r) => r?.name === name);
     const slot = again >= 0 ? again : this.slots.push(undefined) - 1;
-    await this.ctx.blobs.putUnreferenced(key, data);
-    this.slots[slot] = { ticket: ticket.id, name, kind, blob_key: key, size: data.length, content_type: contentType, keep_until: keep.until, keep_rule: keep.rule, created: this.ctx.now() };
+    const inline = kind !== 'output' && data.length <= INLINE_ARTIFACT_MAX;
+    if (!inline) await this.ctx.blobs.putUnreferenced(key, data);
+    this.slots[slot] = {
+      ticket: ticket.id,
+      name,
+      kind,
+      blob_key: key,
+      size: data.length,
+      content_type: contentType,
+      keep_until: keep.until,
+      keep_rule: keep.rule,
+      created: this.ctx.now(),
+      data: inline ? data : null,
+    };
   }
 }
 

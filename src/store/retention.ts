@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
 // Housekeeping SQL. Every delete is a candidate select followed by a conditional
@@ -27,14 +27,20 @@ export interface StoredFile {
   ticket: string;
   name: string;
   blob_key: string;
+  /** 1 when the bytes are in the row itself (nothing to delete in the blob store), else 0. */
+  in_row: number;
 }
+
+// Written out for the select (joined tables) and for RETURNING (the artifacts table alone).
+const inRowSelected = sql<number>`case when artifacts.data is null then 0 else 1 end`.as('in_row');
+const inRowReturned = sql<number>`case when data is null then 0 else 1 end`.as('in_row');
 
 /** Files of complete tickets whose own expiry (`keep_until`) has passed. */
 export async function expiredFiles(db: Kysely<Database>, now: number, limit: number): Promise<StoredFile[]> {
   return db
     .selectFrom('artifacts')
     .innerJoin('tickets', 'tickets.id', 'artifacts.ticket')
-    .select(['artifacts.ticket', 'artifacts.name', 'artifacts.blob_key'])
+    .select(['artifacts.ticket', 'artifacts.name', 'artifacts.blob_key', inRowSelected])
     .where('artifacts.keep_until', '<=', now)
     .where('tickets.complete', '=', 1)
     .where(noOpenAggregate)
@@ -48,7 +54,7 @@ export async function shippedFiles(db: Kysely<Database>, limit: number): Promise
   return db
     .selectFrom('artifacts')
     .innerJoin('tickets', 'tickets.id', 'artifacts.ticket')
-    .select(['artifacts.ticket', 'artifacts.name', 'artifacts.blob_key'])
+    .select(['artifacts.ticket', 'artifacts.name', 'artifacts.blob_key', inRowSelected])
     .where('tickets.shipped', '=', 1)
     .where('tickets.complete', '=', 1)
     .where('artifacts.keep_rule', 'in', ['shipped', 'shippedOrExpired'])
@@ -63,7 +69,7 @@ export async function filesOfExpiredProjects(db: Kysely<Database>, now: number, 
     .selectFrom('artifacts')
     .innerJoin('tickets', 'tickets.id', 'artifacts.ticket')
     .innerJoin('projects', (j) => j.onRef('projects.tenant', '=', 'tickets.tenant').onRef('projects.name', '=', 'tickets.project'))
-    .select(['artifacts.ticket', 'artifacts.name', 'artifacts.blob_key'])
+    .select(['artifacts.ticket', 'artifacts.name', 'artifacts.blob_key', inRowSelected])
     .where('projects.expires', '<=', now)
     .where('tickets.complete', '=', 1)
     .limit(limit)
@@ -79,7 +85,7 @@ export async function deleteFiles(db: Kysely<Database>, files: readonly StoredFi
   return db
     .deleteFrom('artifacts')
     .where((eb) => eb.or(files.map((f) => eb.and([eb('ticket', '=', f.ticket), eb('name', '=', f.name), eb('blob_key', '=', f.blob_key)]))))
-    .returning(['ticket', 'name', 'blob_key'])
+    .returning(['ticket', 'name', 'blob_key', inRowReturned])
     .execute();
 }
 

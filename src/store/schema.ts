@@ -113,12 +113,15 @@ export interface ArtifactsTable {
   name: string;
   /** `output`, `log` or `content`. */
   kind: string;
+  /** Where the bytes are in the blob store; for a row with `data`, the key they would have (nothing is stored there). */
   blob_key: string;
   size: number;
   content_type: string;
   keep_until: number | null;
   keep_rule: string | null;
   created: number;
+  /** The bytes themselves, for a small log or content file (never an output); null when they are in the blob store. */
+  data: Buffer | null;
 }
 
 /** Usage counters, one row per tenant, project and UTC interval (`unit` hour, day, month or year). */

@@ -96,7 +96,7 @@ export async function renewLease(db: Kysely<Database>, id: string, attempt: numb
 export type AttemptEnd = { outcome: 'succeeded' | 'failed'; errorCode: string | null; at: number } | 'forget';
 
 /** The artifact columns an upsert of an existing (ticket, name) replaces. */
-const artifactColumns = ['blob_key', 'size', 'content_type', 'kind', 'keep_until', 'keep_rule', 'created'] as const satisfies readonly (keyof ArtifactsTable)[];
+const artifactColumns = ['blob_key', 'size', 'content_type', 'kind', 'keep_until', 'keep_rule', 'created', 'data'] as const satisfies readonly (keyof ArtifactsTable)[];
 
 /**
  * Commits a step's outcome and the next step together, with the artifacts it produced, its
@@ -173,7 +173,8 @@ export async function deleteTicketsOf(db: Kysely<Database>, tenant: string, proj
   return db.transaction().execute(async (trx) => {
     let ids = trx.selectFrom('tickets').select('id').where('tenant', '=', tenant);
     if (project !== undefined) ids = ids.where('project', '=', project);
-    const artifacts = await trx.selectFrom('artifacts').select('blob_key').where('ticket', 'in', ids).execute();
+    // A file kept in its row (data) has nothing in the blob store.
+    const artifacts = await trx.selectFrom('artifacts').select('blob_key').where('ticket', 'in', ids).where('data', 'is', null).execute();
     const inputs = await ids.clearSelect().select('input_key').where('input_key', 'is not', null).execute();
     await trx.deleteFrom('artifacts').where('ticket', 'in', ids).execute();
     let del = trx.deleteFrom('tickets').where('tenant', '=', tenant);

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
 import type { ByteRange } from '../blobs/index.js';
 import type { Context } from '../context.js';
@@ -25,8 +25,9 @@ export async function outputOfType(ctx: Context, ticket: TicketRow, contentType:
   return other;
 }
 
-/** Size of one stored file as the blob store holds it, or 404. */
+/** Size of one stored file (in its row, or as the blob store holds it), or 404. */
 export async function artifactSize(ctx: Context, row: ArtifactRow): Promise<number> {
+  if (row.data) return row.data.length;
   const size = await ctx.blobs.size(row.blob_key);
   if (size === undefined) throw notFound(`artifact ${row.name}`);
   return size;
@@ -34,6 +35,10 @@ export async function artifactSize(ctx: Context, row: ArtifactRow): Promise<numb
 
 /** Streams one stored file, or only the bytes of `range`. */
 export async function openArtifact(ctx: Context, row: ArtifactRow, range?: ByteRange): Promise<Readable> {
+  if (row.data) {
+    const bytes = range ? row.data.subarray(range.start, range.end + 1) : row.data;
+    return Readable.from([bytes], { objectMode: false });
+  }
   const stream = await ctx.blobs.stream(row.blob_key, range);
   if (!stream) throw notFound(`artifact ${row.name}`);
   return stream;
@@ -41,6 +46,7 @@ export async function openArtifact(ctx: Context, row: ArtifactRow, range?: ByteR
 
 /** An artifact's bytes at once (for small files: one read, and the answer knows its length). */
 export async function readArtifact(ctx: Context, row: ArtifactRow): Promise<Buffer> {
+  if (row.data) return Buffer.from(row.data);
   const data = await ctx.blobs.get(row.blob_key);
   if (!data) throw notFound(`artifact ${row.name}`);
   return data;
@@ -53,6 +59,10 @@ export async function artifactZip(ctx: Context, ticket: TicketRow): Promise<Read
   if (rows.length === 0) throw notFound(`artifacts of ticket ${ticket.id}`);
   const zip = new ZipFile();
   for (const row of rows) {
+    if (row.data) {
+      zip.addBuffer(Buffer.from(row.data), row.name, { mtime: new Date(row.created) });
+      continue;
+    }
     const info = await ctx.blobs.stat(row.blob_key);
     if (!info) continue;
     // Opened when the ZIP reaches the entry: one file (one S3 response) at a time, none held whole.

@@ -224,7 +224,7 @@ export class Worker implements LocalWorker {
     }
     if (this.released.has(ticket.id)) {
       // Stopped by the shutdown, not failed: the next worker runs the step again.
-      await Promise.all(outcome.artifacts.map((a) => ctx.blobs.delete(a.blob_key))).catch(() => {});
+      await Promise.all(outcome.artifacts.filter((a) => !a.data).map((a) => ctx.blobs.delete(a.blob_key))).catch(() => {});
       return;
     }
     const patch = await this.patchFor(ticket, stepName, params, config, outcome);
@@ -232,7 +232,7 @@ export class Worker implements LocalWorker {
     const committed = await tickets.completeStep(ctx.db.kysely, ref, patch, outcome.artifacts, stepUsage(ticket, stepName, outcome, patch), end);
     if (!committed) {
       ctx.logger.warn({ ticket: ticket.id, attempt: ticket.attempt }, 'lease lost before the step finished; discarding its result');
-      await Promise.all(outcome.artifacts.map((a) => ctx.blobs.delete(a.blob_key)));
+      await Promise.all(outcome.artifacts.filter((a) => !a.data).map((a) => ctx.blobs.delete(a.blob_key)));
       return;
     }
     reportStep(ctx, ticket, stepName, outcome, patch, { claimedAt, ms: performance.now() - started });

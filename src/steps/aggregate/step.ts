@@ -61,6 +61,7 @@ export function aggregateStep(deps: { mupdf: MupdfEngine }): Step {
         keep_until: keep.output.until,
         keep_rule: keep.output.rule,
         created: ctx.now(),
+        data: null,
       };
       return { kind: 'succeeded', artifacts: [artifact], outputName: name, pages: merged.pages, msecs: Math.round(performance.now() - started) };
     },

@@ -79,7 +79,7 @@ const extension = (o: ConvertOptions) => (o.format === 'png' ? 'png' : 'jpg');
 
 function artifactFor(ctx: Context, ticket: TicketRow, pdfRow: ArtifactRow, name: string, key: string, size: number, contentType: string): ArtifactRow {
   // The images are the same output in another form: they expire with the PDF they come from.
-  return { ticket: ticket.id, name, kind: 'output', blob_key: key, size, content_type: contentType, keep_until: pdfRow.keep_until, keep_rule: pdfRow.keep_rule, created: ctx.now() };
+  return { ticket: ticket.id, name, kind: 'output', blob_key: key, size, content_type: contentType, keep_until: pdfRow.keep_until, keep_rule: pdfRow.keep_rule, created: ctx.now(), data: null };
 }
 
 function jobOf(pdf: Buffer, o: ConvertOptions) {

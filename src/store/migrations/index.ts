@@ -9,6 +9,7 @@ import { tokenIdentity } from './006-token-identity.js';
 import { stepEvents } from './009-step-events.js';
 import { idempotency } from './010-idempotency.js';
 import { hotPathIndexes } from './011-hot-path-indexes.js';
+import { artifactData } from './012-artifact-data.js';
 
 /** Every migration, in order. Names sort lexically; never rename one that shipped. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '009-step-events': stepEvents,
   '010-idempotency': idempotency,
   '011-hot-path-indexes': hotPathIndexes,
+  '012-artifact-data': artifactData,
 };

@@ -67,7 +67,8 @@ export async function runHousekeeping(ctx: Context, opts: HousekeepingOptions = 
   const files = (select: () => Promise<retention.StoredFile[]>) => async () => {
     const candidates = await select();
     const mine = await retention.deleteFiles(db, candidates);
-    await Promise.all(mine.map((f) => ctx.blobs.delete(f.blob_key, prune)));
+    // A file kept in its row went with the row.
+    await Promise.all(mine.filter((f) => Number(f.in_row) === 0).map((f) => ctx.blobs.delete(f.blob_key, prune)));
     return { found: candidates.length, removed: mine.length };
   };
   result.files += await drain(files(() => retention.expiredFiles(db, now, batch)));
