@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { Prepared, rowValues } from './prepared.js';
 import type { Database, StatsTable } from './schema.js';
 
 export type StatsRow = Selectable<StatsTable>;
@@ -20,18 +21,26 @@ export const statsCounters = [
   'cache_hits',
 ] as const satisfies readonly (keyof StatsTable)[];
 
+const statsColumns = ['tenant', 'project', 'unit', 'start', ...statsCounters] as const satisfies readonly (keyof StatsTable)[];
+
+/** Counter rows added to their interval rows; the shape is their number. */
+const usageUpsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) => {
+  const increments = Object.fromEntries(statsCounters.map((c) => [c, sql<number>`${sql.ref(`stats.${c}`)} + ${sql.ref(`excluded.${c}`)}`]));
+  const rows = Array.from({ length: Number(shape) }, (_, i) => Object.fromEntries(statsColumns.map((c) => [c, v[`${i}_${c}`]])) as StatsRow);
+  return db
+    .insertInto('stats')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['tenant', 'project', 'unit', 'start']).doUpdateSet(increments));
+});
+
 /**
  * Adds counters to their interval rows, creating rows on first use. Rows are upserted in the
- * order given, so concurrent writers of one project lock them in the same order.
+ * order given, so concurrent writers of one project lock them in the same order. `root` is the
+ * database `db` is a transaction of, which keeps the statement compiled.
  */
-export async function addUsage(db: Kysely<Database>, rows: readonly StatsRow[]): Promise<void> {
+export async function addUsage(db: Kysely<Database>, rows: readonly StatsRow[], root: Kysely<Database> = db): Promise<void> {
   if (rows.length === 0) return;
-  const increments = Object.fromEntries(statsCounters.map((c) => [c, sql<number>`${sql.ref(`stats.${c}`)} + ${sql.ref(`excluded.${c}`)}`]));
-  await db
-    .insertInto('stats')
-    .values([...rows])
-    .onConflict((oc) => oc.columns(['tenant', 'project', 'unit', 'start']).doUpdateSet(increments))
-    .execute();
+  await usageUpsert.execute(root, db, rowValues(rows, statsColumns), String(rows.length));
 }
 
 /** Filter of a statistics query; absent fields do not filter. */

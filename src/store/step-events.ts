@@ -1,20 +1,31 @@
 import type { Kysely, Selectable } from 'kysely';
+import { Prepared } from './prepared.js';
 import type { Database, StepEventsTable } from './schema.js';
 
 export type StepEventRow = Selectable<StepEventsTable>;
 
-/** Records that an attempt of a step started (one insert; the primary key is ticket + attempt). */
-export async function recordStart(db: Kysely<Database>, ticket: string, attempt: number, step: string, now: number): Promise<void> {
-  await db
+const start = new Prepared<{ ticket: string; attempt: number; step: string; now: number }, unknown>((db, v) =>
+  db
     .insertInto('step_events')
-    .values({ ticket, attempt, step, started: now, ended: null, outcome: null, error_code: null })
-    .onConflict((oc) => oc.columns(['ticket', 'attempt']).doNothing())
-    .execute();
+    .values({ ticket: v.ticket, attempt: v.attempt, step: v.step, started: v.now, ended: null, outcome: null, error_code: null })
+    .onConflict((oc) => oc.columns(['ticket', 'attempt']).doNothing()),
+);
+
+/**
+ * Records that an attempt of a step started (one insert; the primary key is ticket + attempt).
+ * `root` is the database `db` is a transaction of, which keeps the statement compiled.
+ */
+export async function recordStart(db: Kysely<Database>, ticket: string, attempt: number, step: string, now: number, root: Kysely<Database> = db): Promise<void> {
+  await start.execute(root, db, { ticket, attempt, step, now });
 }
 
-/** Records how an attempt ended. */
-export async function recordEnd(db: Kysely<Database>, ticket: string, attempt: number, outcome: 'succeeded' | 'failed', errorCode: string | null, now: number): Promise<void> {
-  await db.updateTable('step_events').set({ ended: now, outcome, error_code: errorCode }).where('ticket', '=', ticket).where('attempt', '=', attempt).execute();
+const end = new Prepared<{ ticket: string; attempt: number; outcome: string; errorCode: string | null; now: number }, unknown>((db, v) =>
+  db.updateTable('step_events').set({ ended: v.now, outcome: v.outcome, error_code: v.errorCode }).where('ticket', '=', v.ticket).where('attempt', '=', v.attempt),
+);
+
+/** Records how an attempt ended (`root` as for {@link recordStart}). */
+export async function recordEnd(db: Kysely<Database>, ticket: string, attempt: number, outcome: 'succeeded' | 'failed', errorCode: string | null, now: number, root: Kysely<Database> = db): Promise<void> {
+  await end.execute(root, db, { ticket, attempt, outcome, errorCode, now });
 }
 
 /** Forgets an attempt that changed nothing (a deferred aggregate that found its parts unfinished). */

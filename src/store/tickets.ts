@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Dialect } from './db.js';
 import type { ArtifactsTable, Database, TicketsTable } from './schema.js';
+import { Prepared, rowValues } from './prepared.js';
 import { addUsage, type StatsRow } from './stats.js';
 import { forget as forgetAttempt, recordEnd, recordStart } from './step-events.js';
 
@@ -32,53 +33,57 @@ export async function openTicketIds(db: Kysely<Database>, tenant: string, projec
  */
 export async function claimDue(db: Kysely<Database>, dialect: Dialect, owner: string, now: number, leaseMs: number, limit: number): Promise<TicketRow[]> {
   return db.transaction().execute(async (trx) => {
-    const claimed = await claimRows(trx, dialect, owner, now, leaseMs, limit);
-    for (const t of claimed) await recordStart(trx, t.id, t.attempt, t.next!, now);
+    const { rows: claimed } = await (dialect.skipLocked ? claimLocked : claim).execute(db, trx, { owner, until: now + leaseMs, now, limit });
+    for (const t of claimed) await recordStart(trx, t.id, t.attempt, t.next!, now, db);
     return claimed;
   });
 }
 
-async function claimRows(db: Kysely<Database>, dialect: Dialect, owner: string, now: number, leaseMs: number, limit: number): Promise<TicketRow[]> {
-  let due = db
-    .selectFrom('tickets')
-    .select('id')
-    .where('next', 'is not', null)
-    .where('run_after', '<=', now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-    // A project at its parallel limit waits; the count is of live leases of its other tickets.
-    .where((eb) =>
-      eb.or([
-        eb('max_parallel', 'is', null),
-        eb(
-          eb
-            .selectFrom('tickets as busy')
-            .select((e) => e.fn.countAll<number>().as('n'))
-            .whereRef('busy.tenant', '=', 'tickets.tenant')
-            .whereRef('busy.project', '=', 'tickets.project')
-            .where('busy.lease_until', '>=', now),
-          '<',
-          eb.ref('max_parallel'),
-        ),
-      ]),
-    )
-    .orderBy('priority')
-    .orderBy('run_after')
-    .orderBy('id')
-    .limit(limit);
-  if (dialect.skipLocked) due = due.forUpdate().skipLocked();
-  return db
-    .updateTable('tickets')
-    .set({
-      lease_owner: owner,
-      lease_until: now + leaseMs,
-      attempt: sql<number>`attempt + 1`,
-      redeliveries: sql<number>`redeliveries + case when lease_owner is null then 0 else 1 end`,
-      updated: now,
-    })
-    .where('id', 'in', due)
-    .returningAll()
-    .execute();
+/** The claim as one statement; PostgreSQL skips the rows other workers hold. */
+function claimStatement(skipLocked: boolean): Prepared<{ owner: string; until: number; now: number; limit: number }, TicketRow> {
+  return new Prepared((db, v) => {
+    let due = db
+      .selectFrom('tickets')
+      .select('id')
+      .where('next', 'is not', null)
+      .where('run_after', '<=', v.now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', v.now)]))
+      // A project at its parallel limit waits; the count is of live leases of its other tickets.
+      .where((eb) =>
+        eb.or([
+          eb('max_parallel', 'is', null),
+          eb(
+            eb
+              .selectFrom('tickets as busy')
+              .select((e) => e.fn.countAll<number>().as('n'))
+              .whereRef('busy.tenant', '=', 'tickets.tenant')
+              .whereRef('busy.project', '=', 'tickets.project')
+              .where('busy.lease_until', '>=', v.now),
+            '<',
+            eb.ref('max_parallel'),
+          ),
+        ]),
+      )
+      .orderBy('priority')
+      .orderBy('run_after')
+      .orderBy('id')
+      .limit(v.limit);
+    if (skipLocked) due = due.forUpdate().skipLocked();
+    return db
+      .updateTable('tickets')
+      .set({
+        lease_owner: v.owner,
+        lease_until: v.until,
+        attempt: sql<number>`attempt + 1`,
+        redeliveries: sql<number>`redeliveries + case when lease_owner is null then 0 else 1 end`,
+        updated: v.now,
+      })
+      .where('id', 'in', due)
+      .returningAll();
+  });
 }
+const claim = claimStatement(false);
+const claimLocked = claimStatement(true);
 
 /** Extends a lease; false when the attempt is no longer ours. */
 export async function renewLease(db: Kysely<Database>, id: string, attempt: number, owner: string, until: number): Promise<boolean> {
@@ -112,30 +117,43 @@ export async function completeStep(
   end?: AttemptEnd,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const res = await trx
-      .updateTable('tickets')
-      .set({ ...patch, lease_owner: null, lease_until: null })
-      .where('id', '=', ref.id)
-      .where('attempt', '=', ref.attempt)
-      .where('lease_owner', '=', ref.owner)
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) return false;
-    if (artifacts.length > 0) {
-      // One statement for all of them; a name stored again (a redelivery's rewrite) takes the new row's values.
-      const replaced = Object.fromEntries(artifactColumns.map((c) => [c, sql.ref(`excluded.${c}`)]));
-      await trx
-        .insertInto('artifacts')
-        // PostgreSQL refuses a statement that would update one row twice: the last row of a name wins.
-        .values([...new Map(artifacts.map((a) => [a.name, a])).values()])
-        .onConflict((oc) => oc.columns(['ticket', 'name']).doUpdateSet(replaced))
-        .execute();
-    }
-    await addUsage(trx, usage);
+    const columns = Object.keys(patch).sort() as (keyof TicketPatch)[];
+    const values: Record<string, unknown> = { id: ref.id, attempt: ref.attempt, owner: ref.owner };
+    for (const c of columns) values[`set_${c}`] = patch[c];
+    const res = await completion.execute(db, trx, values, columns.join(','));
+    if (Number(res.numAffectedRows) !== 1) return false;
+    // A name stored again (a redelivery's rewrite) is one row: PostgreSQL refuses a statement that
+    // would update one row twice, so the last row of a name wins.
+    const unique = [...new Map(artifacts.map((a) => [a.name, a])).values()];
+    if (unique.length > 0) await artifactInsert.execute(db, trx, rowValues(unique, artifactColumnList), String(unique.length));
+    await addUsage(trx, usage, db);
     if (end === 'forget') await forgetAttempt(trx, ref.id, ref.attempt);
-    else if (end) await recordEnd(trx, ref.id, ref.attempt, end.outcome, end.errorCode, end.at);
+    else if (end) await recordEnd(trx, ref.id, ref.attempt, end.outcome, end.errorCode, end.at, db);
     return true;
   });
 }
+
+/** A step's outcome under its attempt; the shape is the patch's columns, comma-separated. */
+const completion = new Prepared<Record<string, unknown>, unknown>((db, v, shape) =>
+  db
+    .updateTable('tickets')
+    .set({ ...Object.fromEntries(shape.split(',').filter(Boolean).map((c) => [c, v[`set_${c}`]])), lease_owner: null, lease_until: null })
+    .where('id', '=', v.id as string)
+    .where('attempt', '=', v.attempt as number)
+    .where('lease_owner', '=', v.owner as string),
+);
+
+const artifactColumnList = ['ticket', 'name', ...artifactColumns] as const;
+
+/** Artifact rows, one statement for all; the shape is their number. */
+const artifactInsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) => {
+  const replaced = Object.fromEntries(artifactColumns.map((c) => [c, sql.ref(`excluded.${c}`)]));
+  const rows = Array.from({ length: Number(shape) }, (_, i) => Object.fromEntries(artifactColumnList.map((c) => [c, v[`${i}_${c}`]])) as ArtifactRow);
+  return db
+    .insertInto('artifacts')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['ticket', 'name']).doUpdateSet(replaced));
+});
 
 /**
  * Hands a running attempt's ticket back (its worker is shutting down): no lease, due now, and
@@ -214,7 +232,7 @@ export async function insertTicketsCounted(db: Kysely<Database>, rows: TicketRow
   const { tenant, project } = rows[0]!;
   await db.transaction().execute(async (trx) => {
     for (let i = 0; i < rows.length; i += 200) await trx.insertInto('tickets').values(rows.slice(i, i + 200)).execute();
-    if (startedAt !== undefined) for (const t of rows) if (t.lease_owner !== null) await recordStart(trx, t.id, t.attempt, t.next!, startedAt);
+    if (startedAt !== undefined) for (const t of rows) if (t.lease_owner !== null) await recordStart(trx, t.id, t.attempt, t.next!, startedAt, db);
     await trx
       .insertInto('quota_usage')
       .values({ tenant, project, period, tickets: rows.length })

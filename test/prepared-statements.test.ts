@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { Prepared, rowValues } from '../src/store/prepared.js';
+import { tickets } from '../src/store/index.js';
+import { setupProject, submit, waitComplete } from './helpers/project.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { describeEachStore } from './helpers/stores.js';
+
+// Statements compiled once and run with each call's values, on the real databases: every value
+// lands where its name says, shapes do not mix, and a missing value is an error, not a marker
+// written into a row.
+describeEachStore('prepared statements', (kind) => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer(kind, { renderThreads: 1, pollMs: 50 });
+  });
+  after(() => t.close());
+
+  const upsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) =>
+    db
+      .insertInto('meta')
+      .values(Array.from({ length: Number(shape) }, (_, i) => ({ key: v[`${i}_key`] as string, value: v[`${i}_value`] as string })))
+      .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ value: eb.ref('excluded.value') }))),
+  );
+  const read = new Prepared<{ prefix: string; limit: number }, { key: string; value: string }>((db, v) =>
+    db.selectFrom('meta').select(['key', 'value']).where('key', 'like', v.prefix).orderBy('key').limit(v.limit),
+  );
+
+  it('puts each value where its name says, for every shape, and refuses a run without a value', async () => {
+    const db = t.server.ctx.db.kysely;
+    await upsert.execute(db, db, rowValues([{ key: 'prep:a', value: 'one' }], ['key', 'value']), '1');
+    await upsert.execute(db, db, rowValues([{ key: 'prep:b', value: 'two' }, { key: 'prep:c', value: 'three' }], ['key', 'value']), '2');
+    await db.transaction().execute((trx) => upsert.execute(db, trx, rowValues([{ key: 'prep:a', value: 'uno' }], ['key', 'value']), '1'));
+    assert.deepEqual((await read.execute(db, db, { prefix: 'prep:%', limit: 10 })).rows, [
+      { key: 'prep:a', value: 'uno' },
+      { key: 'prep:b', value: 'two' },
+      { key: 'prep:c', value: 'three' },
+    ]);
+    assert.deepEqual((await read.execute(db, db, { prefix: 'prep:%', limit: 2 })).rows.map((r) => r.key), ['prep:a', 'prep:b']);
+    await assert.rejects(read.execute(db, db, { prefix: 'prep:%' } as never), /prepared statement: no value for limit/);
+    const markers = await db.selectFrom('meta').select('key').where('value', 'like', '%pressroom-slot%').execute();
+    assert.deepEqual(markers, []);
+  });
+
+  it('claims and completes tickets through the compiled statements: leases, attempts, artifacts, usage and timeline are the ticket’s own', async () => {
+    const { jobs } = await setupProject(t);
+    const ids = (await Promise.all([1, 2, 3].map((i) => submit(t, jobs, `<data><item id="${i}"><title>Prepared ${i}</title></item></data>`)))).flat();
+    for (const id of ids) assert.equal((await waitComplete(t, jobs, id!)).status, 'renderpdf.succeeded');
+    const db = t.server.ctx.db.kysely;
+    for (const id of ids) {
+      const row = (await tickets.findTicket(db, id!))!;
+      assert.deepEqual([row.complete, row.attempt, row.lease_owner, row.lease_until, row.next], [1, 1, null, null, null]);
+      const names = (await tickets.listArtifacts(db, id!)).map((a) => [a.name, a.ticket]);
+      assert.deepEqual(names, [`${id}.content.xml`, `${id}.pdf`, `${id}.typst.log`].map((n) => [n, id]));
+      const timeline = await db.selectFrom('step_events').selectAll().where('ticket', '=', id!).execute();
+      assert.deepEqual(timeline.map((e) => [e.attempt, e.step, e.outcome]), [[1, 'renderpdf', 'succeeded']]);
+    }
+    // Each unit's intervals together count the three (an hour may have turned meanwhile).
+    const usage = await db.selectFrom('stats').select(['unit', 'tickets']).where('tenant', '=', 'acme').where('project', '=', 'shop').execute();
+    const perUnit = new Map<string, number>();
+    for (const u of usage) perUnit.set(u.unit, (perUnit.get(u.unit) ?? 0) + Number(u.tickets));
+    assert.deepEqual(Object.fromEntries([...perUnit].sort()), { day: 3, hour: 3, month: 3, year: 3 });
+  });
+});
