@@ -1,0 +1,157 @@
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from './db.js';
+import { Prepared, rowValues } from './prepared.js';
+import type { ArtifactsTable, Database } from './schema.js';
+import { addUsage, type StatsRow } from './stats.js';
+import { forget as forgetAttempt, recordEnd, recordStart } from './step-events.js';
+import type { ArtifactRow, TicketPatch, TicketRow } from './tickets.js';
+
+// A ticket's attempts from the worker's side: claimed under a lease, renewed, ended by
+// committing the step's outcome, or handed back. These statements run for every ticket, so each
+// is compiled once (Prepared).
+
+/**
+ * Claims up to `limit` due tickets for `owner`: sets the lease, bumps the attempt, and counts a
+ * redelivery when the previous holder never finished (its lease ran out). Atomic on both engines:
+ * PostgreSQL skips rows other workers hold; SQLite runs one writer at a time. The start of each
+ * claimed attempt's step goes into the timeline in the same transaction.
+ */
+export async function claimDue(db: Kysely<Database>, dialect: Dialect, owner: string, now: number, leaseMs: number, limit: number): Promise<TicketRow[]> {
+  return db.transaction().execute(async (trx) => {
+    const { rows: claimed } = await (dialect.skipLocked ? claimLocked : claim).execute(db, trx, { owner, until: now + leaseMs, now, limit });
+    for (const t of claimed) await recordStart(trx, t.id, t.attempt, t.next!, now, db);
+    return claimed;
+  });
+}
+
+/** The claim as one statement; PostgreSQL skips the rows other workers hold. */
+function claimStatement(skipLocked: boolean): Prepared<{ owner: string; until: number; now: number; limit: number }, TicketRow> {
+  return new Prepared((db, v) => {
+    let due = db
+      .selectFrom('tickets')
+      .select('id')
+      .where('next', 'is not', null)
+      .where('run_after', '<=', v.now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', v.now)]))
+      // A project at its parallel limit waits; the count is of live leases of its other tickets.
+      .where((eb) =>
+        eb.or([
+          eb('max_parallel', 'is', null),
+          eb(
+            eb
+              .selectFrom('tickets as busy')
+              .select((e) => e.fn.countAll<number>().as('n'))
+              .whereRef('busy.tenant', '=', 'tickets.tenant')
+              .whereRef('busy.project', '=', 'tickets.project')
+              .where('busy.lease_until', '>=', v.now),
+            '<',
+            eb.ref('max_parallel'),
+          ),
+        ]),
+      )
+      .orderBy('priority')
+      .orderBy('run_after')
+      .orderBy('id')
+      .limit(v.limit);
+    if (skipLocked) due = due.forUpdate().skipLocked();
+    return db
+      .updateTable('tickets')
+      .set({
+        lease_owner: v.owner,
+        lease_until: v.until,
+        attempt: sql<number>`attempt + 1`,
+        redeliveries: sql<number>`redeliveries + case when lease_owner is null then 0 else 1 end`,
+        updated: v.now,
+      })
+      .where('id', 'in', due)
+      .returningAll();
+  });
+}
+const claim = claimStatement(false);
+const claimLocked = claimStatement(true);
+
+/** Extends a lease; false when the attempt is no longer ours. */
+export async function renewLease(db: Kysely<Database>, id: string, attempt: number, owner: string, until: number): Promise<boolean> {
+  const res = await db
+    .updateTable('tickets')
+    .set({ lease_until: until })
+    .where('id', '=', id)
+    .where('attempt', '=', attempt)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** How an attempt ended, for the timeline: an outcome, or `forget` for a deferral that changed nothing. */
+export type AttemptEnd = { outcome: 'succeeded' | 'failed'; errorCode: string | null; at: number } | 'forget';
+
+/** The artifact columns an upsert of an existing (ticket, name) replaces. */
+const artifactColumns = ['blob_key', 'size', 'content_type', 'kind', 'keep_until', 'keep_rule', 'created', 'data'] as const satisfies readonly (keyof ArtifactsTable)[];
+
+/**
+ * Commits a step's outcome and the next step together, with the artifacts it produced, its
+ * usage counters and the end of the attempt in the timeline, only if `attempt` still holds
+ * the lease. False means a newer attempt owns the ticket (and nothing was written).
+ */
+export async function completeStep(
+  db: Kysely<Database>,
+  ref: { id: string; attempt: number; owner: string },
+  patch: TicketPatch,
+  artifacts: ArtifactRow[],
+  usage: readonly StatsRow[] = [],
+  end?: AttemptEnd,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const columns = Object.keys(patch).sort() as (keyof TicketPatch)[];
+    const values: Record<string, unknown> = { id: ref.id, attempt: ref.attempt, owner: ref.owner };
+    for (const c of columns) values[`set_${c}`] = patch[c];
+    const res = await completion.execute(db, trx, values, columns.join(','));
+    if (Number(res.numAffectedRows) !== 1) return false;
+    // A name stored again (a redelivery's rewrite) is one row: PostgreSQL refuses a statement that
+    // would update one row twice, so the last row of a name wins.
+    const unique = [...new Map(artifacts.map((a) => [a.name, a])).values()];
+    if (unique.length > 0) await artifactInsert.execute(db, trx, rowValues(unique, artifactColumnList), String(unique.length));
+    await addUsage(trx, usage, db);
+    if (end === 'forget') await forgetAttempt(trx, ref.id, ref.attempt);
+    else if (end) await recordEnd(trx, ref.id, ref.attempt, end.outcome, end.errorCode, end.at, db);
+    return true;
+  });
+}
+
+/** A step's outcome under its attempt; the shape is the patch's columns, comma-separated. */
+const completion = new Prepared<Record<string, unknown>, unknown>((db, v, shape) =>
+  db
+    .updateTable('tickets')
+    .set({ ...Object.fromEntries(shape.split(',').filter(Boolean).map((c) => [c, v[`set_${c}`]])), lease_owner: null, lease_until: null })
+    .where('id', '=', v.id as string)
+    .where('attempt', '=', v.attempt as number)
+    .where('lease_owner', '=', v.owner as string),
+);
+
+const artifactColumnList = ['ticket', 'name', ...artifactColumns] as const;
+
+/** Artifact rows, one statement for all; the shape is their number. */
+const artifactInsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) => {
+  const replaced = Object.fromEntries(artifactColumns.map((c) => [c, sql.ref(`excluded.${c}`)]));
+  const rows = Array.from({ length: Number(shape) }, (_, i) => Object.fromEntries(artifactColumnList.map((c) => [c, v[`${i}_${c}`]])) as ArtifactRow);
+  return db
+    .insertInto('artifacts')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['ticket', 'name']).doUpdateSet(replaced));
+});
+
+/**
+ * Hands a running attempt's ticket back (its worker is shutting down): no lease, due now, and
+ * since the lease is cleared the next claim does not count it as a redelivery. The attempt
+ * number stays, so a late result of the released attempt can no longer be committed.
+ */
+export async function releaseLease(db: Kysely<Database>, ref: { id: string; attempt: number; owner: string }, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('tickets')
+    .set({ lease_owner: null, lease_until: null, run_after: now, updated: now })
+    .where('id', '=', ref.id)
+    .where('attempt', '=', ref.attempt)
+    .where('lease_owner', '=', ref.owner)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
