@@ -102,7 +102,8 @@ export async function completeStep(
   end?: AttemptEnd,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const columns = Object.keys(patch).sort() as (keyof TicketPatch)[];
+    // As Kysely's own update does, a column whose value is undefined is left out.
+    const columns = (Object.keys(patch) as (keyof TicketPatch)[]).filter((c) => patch[c] !== undefined).sort();
     const values: Record<string, unknown> = { id: ref.id, attempt: ref.attempt, owner: ref.owner };
     for (const c of columns) values[`set_${c}`] = patch[c];
     const res = await completion.execute(db, trx, values, columns.join(','));

@@ -90,7 +90,8 @@ export async function insertTicketsCounted(db: Kysely<Database>, rows: TicketRow
   await db.transaction().execute(async (trx) => {
     for (let i = 0; i < rows.length; i += 200) {
       const chunk = rows.slice(i, i + 200);
-      const columns = Object.keys(chunk[0]!) as (keyof TicketRow & string)[];
+      // As Kysely's own insert does, a column whose value is undefined is left to its default.
+      const columns = (Object.keys(chunk[0]!) as (keyof TicketRow & string)[]).filter((c) => chunk[0]![c] !== undefined);
       await ticketInsert.execute(db, trx, rowValues(chunk, columns), `${chunk.length}:${columns.join(',')}`);
     }
     if (startedAt !== undefined) for (const t of rows) if (t.lease_owner !== null) await recordStart(trx, t.id, t.attempt, t.next!, startedAt, db);
