@@ -61,4 +61,25 @@ describeEachStore('prepared statements', (kind) => {
     for (const u of usage) perUnit.set(u.unit, (perUnit.get(u.unit) ?? 0) + Number(u.tickets));
     assert.deepEqual(Object.fromEntries([...perUnit].sort()), { day: 3, hour: 3, month: 3, year: 3 });
   });
+  it('leaves out a column whose value is undefined, in an insert and in a completion, as the query builder does', async () => {
+    const db = t.server.ctx.db.kysely;
+    const now = Date.now();
+    const row = {
+      id: '01PREPAREDUNDEFINED0000000',
+      tenant: 'acme', project: 'shop', user_name: 'u', target: 'pdf', status: null, next: 'no-such-step', complete: 0, run_after: now, priority: 0,
+      // Leased far ahead to an owner no worker has, so only this test touches it.
+      lease_owner: 'test-owner', lease_until: now + 3_600_000, attempt: 1, redeliveries: 0, messages: undefined, error_code: null, error_message: 'kept',
+      params: '{}', input_type: 'xml', input_inline: Buffer.from('<data/>'), input_key: null, input_size: 7, foreign_key: undefined, processing_msecs: 0,
+      processing_pages: 0, group_id: null, part_index: null, output_name: null, shipped: 0, created: now, updated: now, completed: null,
+      keep_input_until: null, aggregate_id: null, max_parallel: null,
+    };
+    await tickets.insertTicketsCounted(db, [row as never], 'test-period');
+    const stored = (await tickets.findTicket(db, row.id))!;
+    assert.deepEqual([stored.messages, stored.foreign_key], ['[]', null], 'an undefined column takes its default');
+    const patch = { status: 'no-such-step.failed', next: null, complete: 1, completed: now, error_code: '500', error_message: undefined };
+    assert.equal(await tickets.completeStep(db, { id: row.id, attempt: 1, owner: 'test-owner' }, patch, []), true);
+    const done = (await tickets.findTicket(db, row.id))!;
+    assert.deepEqual([done.status, done.complete, done.error_code, done.error_message, done.lease_owner], ['no-such-step.failed', 1, '500', 'kept', null], 'an undefined value changes nothing');
+    assert.equal(await tickets.completeStep(db, { id: row.id, attempt: 1, owner: 'test-owner' }, patch, []), false, 'the lease is gone');
+  });
 });
