@@ -59,3 +59,8 @@ export function rowValues<T extends object>(rows: readonly T[], columns: readonl
   });
   return values;
 }
+
+/** The rows of a multi-row statement as `build` writes them: `count` rows of the slots {@link rowValues} fills. */
+export function rowSlots<T>(slots: Record<string, unknown>, count: number, columns: readonly string[]): T[] {
+  return Array.from({ length: count }, (_, i) => Object.fromEntries(columns.map((c) => [c, slots[`${i}_${c}`]])) as T);
+}

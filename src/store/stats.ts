@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { Prepared, rowValues } from './prepared.js';
+import { Prepared, rowSlots, rowValues } from './prepared.js';
 import type { Database, StatsTable } from './schema.js';
 
 export type StatsRow = Selectable<StatsTable>;
@@ -26,7 +26,7 @@ const statsColumns = ['tenant', 'project', 'unit', 'start', ...statsCounters] as
 /** Counter rows added to their interval rows; the shape is their number. */
 const usageUpsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) => {
   const increments = Object.fromEntries(statsCounters.map((c) => [c, sql<number>`${sql.ref(`stats.${c}`)} + ${sql.ref(`excluded.${c}`)}`]));
-  const rows = Array.from({ length: Number(shape) }, (_, i) => Object.fromEntries(statsColumns.map((c) => [c, v[`${i}_${c}`]])) as StatsRow);
+  const rows = rowSlots<StatsRow>(v, Number(shape), statsColumns);
   return db
     .insertInto('stats')
     .values(rows)

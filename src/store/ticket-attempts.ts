@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './db.js';
-import { Prepared, rowValues } from './prepared.js';
+import { Prepared, rowSlots, rowValues } from './prepared.js';
 import type { ArtifactsTable, Database } from './schema.js';
 import { addUsage, type StatsRow } from './stats.js';
 import { forget as forgetAttempt, recordEnd, recordStart } from './step-events.js';
@@ -134,7 +134,7 @@ const artifactColumnList = ['ticket', 'name', ...artifactColumns] as const;
 /** Artifact rows, one statement for all; the shape is their number. */
 const artifactInsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) => {
   const replaced = Object.fromEntries(artifactColumns.map((c) => [c, sql.ref(`excluded.${c}`)]));
-  const rows = Array.from({ length: Number(shape) }, (_, i) => Object.fromEntries(artifactColumnList.map((c) => [c, v[`${i}_${c}`]])) as ArtifactRow);
+  const rows = rowSlots<ArtifactRow>(v, Number(shape), artifactColumnList);
   return db
     .insertInto('artifacts')
     .values(rows)

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { ArtifactsTable, Database, TicketsTable } from './schema.js';
-import { Prepared, rowValues } from './prepared.js';
+import { Prepared, rowSlots, rowValues } from './prepared.js';
 import { recordStart } from './step-events.js';
 
 export type TicketRow = Selectable<TicketsTable>;
@@ -102,8 +102,7 @@ export async function insertTicketsCounted(db: Kysely<Database>, rows: TicketRow
 /** Ticket rows; the shape is `<rows>:<columns>` (every row has the first row's columns). */
 const ticketInsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) => {
   const [count, columns] = shape.split(':') as [string, string];
-  const names = columns.split(',');
-  return db.insertInto('tickets').values(Array.from({ length: Number(count) }, (_, i) => Object.fromEntries(names.map((c) => [c, v[`${i}_${c}`]])) as TicketRow));
+  return db.insertInto('tickets').values(rowSlots<TicketRow>(v, Number(count), columns.split(',')));
 });
 
 /** Tickets counted against the quota period. */
