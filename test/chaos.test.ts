@@ -50,6 +50,9 @@ describe('chaos: 2 API + 2 worker processes on PostgreSQL and S3', { skip }, () 
         PRESSROOM_RENDER_THREADS: '1',
         PRESSROOM_WORKER_CONCURRENCY: '4',
         PRESSROOM_ALLOW_PRIVATE_ADDRESSES: '127.0.0.1',
+        // Every output an object in the bucket (these small PDFs would otherwise stay in their
+        // rows): the S3 path is what this test puts through the kills. test/artifacts-in-row covers rows.
+        PRESSROOM_INLINE_FILE_MAX_BYTES: '0',
         PRESSROOM_HOUSEKEEPING_MS: '0',
       });
       const c = cluster;

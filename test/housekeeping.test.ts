@@ -21,7 +21,8 @@ describeEachStore('housekeeping across processes', (kind) => {
   const clock = testClock();
 
   before(async () => {
-    t = await startTestServer(kind, { renderThreads: 1, pollMs: 50, housekeepingMs: 0 }, { now: clock.now });
+    // Every file a blob (PRESSROOM_INLINE_FILE_MAX_BYTES=0): the race is over deleting blobs and their folders.
+    t = await startTestServer(kind, { renderThreads: 1, pollMs: 50, housekeepingMs: 0, inlineFileMaxBytes: 0 }, { now: clock.now });
     // A second process on the same database and blob store: API only, it still does housekeeping.
     second = await startServer({ ...t.settings, role: 'api' }, { now: clock.now });
     const p = await setupProject(t, 'acme', 'race');

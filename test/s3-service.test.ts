@@ -29,7 +29,8 @@ describeEachStore('the service on S3 blobs', (kind) => {
   let tokens: { op: string; jobs: string; admin: string };
   let r: Receiver;
   before(async () => {
-    const started = await startBlobTestServer('s3', kind, { renderThreads: 1, pollMs: 50, allowPrivateAddresses: ['127.0.0.1'] });
+    // A row limit of 2 KiB (PRESSROOM_INLINE_FILE_MAX_BYTES): the large render below keeps its log in a row, its PDF and content file in the bucket.
+    const started = await startBlobTestServer('s3', kind, { renderThreads: 1, pollMs: 50, allowPrivateAddresses: ['127.0.0.1'], inlineFileMaxBytes: 2048 });
     ({ t, close } = started);
     bucket = started.bucket!;
     tokens = await setupProject(t);
@@ -109,6 +110,7 @@ describeEachStore('the service on S3 blobs', (kind) => {
       assert.ok(Date.now() < deadline, 'shipped');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    assert.ok((await bucket.keys()).some((k) => k.endsWith(`.${id}.pdf`)), 'the output is an object');
     await runHousekeeping(t.server.ctx);
     assert.ok(!(await bucket.keys()).some((k) => k.endsWith(`.${id}.pdf`)), 'the shipped output is gone from the bucket');
   });

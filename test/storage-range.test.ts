@@ -28,7 +28,8 @@ describeEachBlobStore('storage downloads with Range', (kind) => {
   }
 
   before(async () => {
-    ({ t, bucket, close } = await startBlobTestServer(kind, 'sqlite', { renderThreads: 1, pollMs: 50 }));
+    // The PDF as a blob (PRESSROOM_INLINE_FILE_MAX_BYTES=0): ranges read from the file or the bucket; test/artifacts-in-row covers ranges of a row.
+    ({ t, bucket, close } = await startBlobTestServer(kind, 'sqlite', { renderThreads: 1, pollMs: 50, inlineFileMaxBytes: 0 }));
     ({ jobs } = await setupProject(t));
     [id] = (await submit(t, jobs, grid)) as [string];
     const s = await waitComplete(t, jobs, id);

@@ -13,7 +13,8 @@ describeEachStore('tenants and projects', (kind) => {
   let t: TestServer;
   let op: string;
   before(async () => {
-    t = await startTestServer(kind, { renderThreads: 1, pollMs: 50 });
+    // Outputs as blobs (PRESSROOM_INLINE_FILE_MAX_BYTES=0), so that deleting a tenant or project is seen to remove them.
+    t = await startTestServer(kind, { renderThreads: 1, pollMs: 50, inlineFileMaxBytes: 0 });
     op = await t.operatorToken();
   });
   after(() => t.close());
@@ -48,7 +49,6 @@ describeEachStore('tenants and projects', (kind) => {
     assert.equal(status.status, 'renderpdf.succeeded', JSON.stringify(status));
     const artifacts = await tickets.listArtifacts(t.server.ctx.db.kysely, id!);
     assert.ok(artifacts.length > 0);
-    // A small log or content file is in its row (it goes with the row); the others are blobs.
     const blobbed = artifacts.filter((a) => !a.data);
     assert.ok(blobbed.some((a) => a.kind === 'output'));
     for (const a of blobbed) assert.ok(await t.server.ctx.blobs.get(a.blob_key), a.name);

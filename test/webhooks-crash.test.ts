@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, it } from 'node:test';
-import { tickets } from '../src/store/index.js';
+import { stepEvents, tickets } from '../src/store/index.js';
 import { putFile, setupProject, submit, waitComplete } from './helpers/project.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -64,8 +64,8 @@ describeEachStore('webhooks: at-least-once across a worker crash', (kind) => {
     assert.equal(b!.url, `/done/${id}`);
     assert.equal(a!.headers['webhook-id'], `msg_${id}_callback_0`);
     assert.equal(b!.headers['webhook-id'], a!.headers['webhook-id'], 'the receiver can drop the duplicate by webhook-id');
-    const pdfs = (await t.server.ctx.blobs.list(`jobs/acme/shop/${id}/`)).filter((k) => k.endsWith('.pdf'));
-    assert.equal(pdfs.length, 1, 'the render did not run again');
+    const renders = (await stepEvents.listForTicket(t.server.ctx.db.kysely, id!)).filter((e) => e.step === 'renderpdf');
+    assert.deepEqual(renders.map((e) => e.outcome), ['succeeded'], 'the render did not run again');
     assert.equal(await stopProcess(second), 0);
   });
 });

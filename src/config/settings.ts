@@ -76,6 +76,8 @@ export interface Settings {
   readonly allowPrivateAddresses: readonly string[];
   /** Largest ZIP accepted by repository tree upload or render intake, uncompressed. @defaultValue 268435456 */
   readonly zipMaxBytes: number;
+  /** A step's output, log or content file up to this many bytes is kept in its database row instead of the blob store; 0: none. @defaultValue 131072 */
+  readonly inlineFileMaxBytes: number;
   /** Most entries in such a ZIP. @defaultValue 10000 */
   readonly zipMaxEntries: number;
   /** Highest compression ratio of a ZIP entry and of a whole ZIP. @defaultValue 200 */
@@ -308,6 +310,11 @@ export const definitions: Definitions = {
     env: 'PRESSROOM_ALLOW_PRIVATE_ADDRESSES',
     doc: 'Comma-separated addresses, CIDRs or host names that webhooks and media downloads may reach although loopback or private.',
     parse: list,
+  },
+  inlineFileMaxBytes: {
+    env: 'PRESSROOM_INLINE_FILE_MAX_BYTES',
+    doc: "A step's output, log or content file up to this size is kept in its database row, not the blob store (0: every file in the blob store).",
+    parse: int('PRESSROOM_INLINE_FILE_MAX_BYTES', 128 * 1024, 0, 4 * 1024 * 1024),
   },
   zipMaxBytes: { env: 'PRESSROOM_ZIP_MAX_BYTES', doc: 'Most uncompressed bytes accepted from one ZIP.', parse: int('PRESSROOM_ZIP_MAX_BYTES', 256 * 1024 * 1024, 1024, 2 ** 40) },
   zipMaxEntries: { env: 'PRESSROOM_ZIP_MAX_ENTRIES', doc: 'Most entries accepted in one ZIP.', parse: int('PRESSROOM_ZIP_MAX_ENTRIES', 10_000, 1, 1_000_000) },

@@ -21,13 +21,17 @@ export function unexpectedFailure(ctx: Context, ticket: TicketRow, err: unknown,
 }
 
 /**
- * The largest log or content file kept in its artifact row rather than as a blob of its own (the
- * default inline limit of inputs, `inputBufferSize`). Outputs always go to the blob store: they
- * are what downloads, uploads, conversion and merging stream.
+ * Stores one file of a step attempt: up to `inlineFileMaxBytes` it goes into its artifact row
+ * (committed with the step: no file to create, no object to PUT), anything larger to the blob
+ * store first. Returns the row's `data`.
  */
-export const INLINE_ARTIFACT_MAX = 64 * 1024;
+export async function storeStepFile(ctx: Context, key: string, data: Buffer): Promise<Buffer | null> {
+  if (data.length <= ctx.settings.inlineFileMaxBytes) return data;
+  await ctx.blobs.putUnreferenced(key, data);
+  return null;
+}
 
-/** Writes a step attempt's files ({@link attemptFileKey}; small logs and content inline) and collects their rows. */
+/** Writes a step attempt's files ({@link attemptFileKey}; small ones in their rows) and collects their rows. */
 export class ArtifactWriter {
   /** One place per put in the order they were asked for, filled once the file is stored. */
   private readonly slots: (ArtifactRow | undefined)[] = [];
@@ -50,18 +54,14 @@ export class ArtifactWriter {
     if (failed) throw failed.reason;
   }
 
-  /**
-   * Stores one file: a log or content file up to {@link INLINE_ARTIFACT_MAX} bytes goes into its
-   * row (committed with the step), anything else to the blob store first.
-   */
+  /** Stores one file ({@link storeStepFile}) and fills its row. */
   async put(name: string, kind: 'output' | 'log' | 'content', data: Buffer, contentType: string, keep: { until: number | null; rule: string }): Promise<void> {
     const { ticket } = this;
     const key = attemptFileKey(ticket, name);
     // A file written again (the log, rewritten with the failure after a failed batch) keeps one row.
     const again = this.slots.findIndex((r) => r?.name === name);
     const slot = again >= 0 ? again : this.slots.push(undefined) - 1;
-    const inline = kind !== 'output' && data.length <= INLINE_ARTIFACT_MAX;
-    if (!inline) await this.ctx.blobs.putUnreferenced(key, data);
+    const inRow = await storeStepFile(this.ctx, key, data);
     this.slots[slot] = {
       ticket: ticket.id,
       name,
@@ -72,7 +72,7 @@ export class ArtifactWriter {
       keep_until: keep.until,
       keep_rule: keep.rule,
       created: this.ctx.now(),
-      data: inline ? data : null,
+      data: inRow,
     };
   }
 }

@@ -10,6 +10,7 @@ export type { UserRow } from './users.js';
 export type { TenantRow, ProjectRow } from './tenants.js';
 export type { RepoFileRow } from './repo-files.js';
 export * as tickets from './tickets.js';
+export { artifactBytes, artifactStream } from './artifact-bytes.js';
 export * as webhookState from './webhooks.js';
 export type { TicketRow, ArtifactRow, TicketPatch, AttemptEnd } from './tickets.js';
 export * as retention from './retention.js';

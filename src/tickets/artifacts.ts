@@ -3,7 +3,7 @@ import { ZipFile } from 'yazl';
 import type { ByteRange } from '../blobs/index.js';
 import type { Context } from '../context.js';
 import { notFound } from '../errors.js';
-import { tickets, type ArtifactRow, type TicketRow } from '../store/index.js';
+import { artifactBytes, artifactStream, tickets, type ArtifactRow, type TicketRow } from '../store/index.js';
 
 /** The main output of a complete ticket, or 404. */
 export async function mainArtifact(ctx: Context, ticket: TicketRow): Promise<ArtifactRow> {
@@ -35,19 +35,14 @@ export async function artifactSize(ctx: Context, row: ArtifactRow): Promise<numb
 
 /** Streams one stored file, or only the bytes of `range`. */
 export async function openArtifact(ctx: Context, row: ArtifactRow, range?: ByteRange): Promise<Readable> {
-  if (row.data) {
-    const bytes = range ? row.data.subarray(range.start, range.end + 1) : row.data;
-    return Readable.from([bytes], { objectMode: false });
-  }
-  const stream = await ctx.blobs.stream(row.blob_key, range);
+  const stream = await artifactStream(ctx.blobs, row, range);
   if (!stream) throw notFound(`artifact ${row.name}`);
   return stream;
 }
 
 /** An artifact's bytes at once (for small files: one read, and the answer knows its length). */
 export async function readArtifact(ctx: Context, row: ArtifactRow): Promise<Buffer> {
-  if (row.data) return Buffer.from(row.data);
-  const data = await ctx.blobs.get(row.blob_key);
+  const data = await artifactBytes(ctx.blobs, row);
   if (!data) throw notFound(`artifact ${row.name}`);
   return data;
 }

@@ -1,7 +1,7 @@
 import type { StepConfigs } from '../repository/step-configs.js';
 import { recordUsage } from '../stats/index.js';
 import type { Context } from '../context.js';
-import { tickets, type ArtifactRow, type TicketRow } from '../store/index.js';
+import { artifactStream, tickets, type ArtifactRow, type TicketRow } from '../store/index.js';
 import { connectionsOf, matchConnection, type Connection, type WebhookStep } from './connections.js';
 import { assetFields } from './dam/asset-fields.js';
 import { bynderUpload } from './dam/bynder.js';
@@ -137,7 +137,7 @@ async function upload(run: Run, target: Target): Promise<Exchange | DeliveryFail
   const output = await outputOf(run);
   if (!output) return { errorCode: webhookErrorCodes.config, message: `upload: ticket ${ticket.id} has no stored output (keepOutput never?)` };
   const open = async () => {
-    const stream = await ctx.blobs.stream(output.blob_key);
+    const stream = await artifactStream(ctx.blobs, output);
     if (!stream) throw new DeliveryConfigError(`upload: output ${output.name} is missing from blob storage`);
     return stream;
   };

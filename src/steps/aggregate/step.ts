@@ -1,11 +1,12 @@
 import { ticketErrorCodes, type TicketErrorCode } from '../../errors.js';
-import { tickets, type ArtifactRow } from '../../store/index.js';
+import { artifactBytes, tickets, type ArtifactRow } from '../../store/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
 import { outputOfType } from '../../tickets/artifacts.js';
 import { attemptFileKey } from '../../tickets/blob-keys.js';
 import type { TicketParams } from '../../tickets/params.js';
 import type { Step, StepInput, StepOutcome } from '../../tickets/step.js';
 import { outputNameOf, targets } from '../targets.js';
+import { storeStepFile } from '../step-support.js';
 import { ConvertError, type MupdfEngine } from '../../engines/mupdf/index.js';
 
 
@@ -36,7 +37,7 @@ export function aggregateStep(deps: { mupdf: MupdfEngine }): Step {
       for (const part of parts) {
         // The part's PDF, also when the part was converted to images afterwards.
         const row = await outputOfType(ctx, part, targets.pdf.mediaType).catch(() => undefined);
-        const pdf = row ? await ctx.blobs.get(row.blob_key) : undefined;
+        const pdf = row ? await artifactBytes(ctx.blobs, row) : undefined;
         if (!pdf) return fail(ticketErrorCodes.notFound, `output of part ${(part.part_index ?? 0) + 1} (ticket ${part.id}) is no longer stored`);
         const label = (JSON.parse(part.params) as TicketParams).label;
         sources.push({ pdf, title: label ?? `Part ${(part.part_index ?? 0) + 1}` });
@@ -50,7 +51,7 @@ export function aggregateStep(deps: { mupdf: MupdfEngine }): Step {
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults[targets.pdf.step]);
       const name = outputNameOf(targets.pdf, ticket.id);
       const key = attemptFileKey(ticket, name);
-      await ctx.blobs.putUnreferenced(key, merged.pdf);
+      const inRow = await storeStepFile(ctx, key, merged.pdf);
       const artifact: ArtifactRow = {
         ticket: ticket.id,
         name,
@@ -61,7 +62,7 @@ export function aggregateStep(deps: { mupdf: MupdfEngine }): Step {
         keep_until: keep.output.until,
         keep_rule: keep.output.rule,
         created: ctx.now(),
-        data: null,
+        data: inRow,
       };
       return { kind: 'succeeded', artifacts: [artifact], outputName: name, pages: merged.pages, msecs: Math.round(performance.now() - started) };
     },

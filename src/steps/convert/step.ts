@@ -3,12 +3,13 @@ import { ZipFile } from 'yazl';
 import { isBlobOutage } from '../../blobs/index.js';
 import type { Context } from '../../context.js';
 import { ticketErrorCodes, type TicketErrorCode } from '../../errors.js';
-import { tickets, type ArtifactRow, type TicketRow } from '../../store/index.js';
+import { artifactBytes, tickets, type ArtifactRow, type TicketRow } from '../../store/index.js';
 import { attemptFileKey } from '../../tickets/blob-keys.js';
 import { StepFailure, type Step, type StepInput, type StepOutcome } from '../../tickets/step.js';
 import { ConvertError, type MupdfEngine, type PageImage } from '../../engines/mupdf/index.js';
 import { convertMediaType, ConvertOptionError, parseConvertOptions, type ConvertOptions } from './options.js';
 import { targets } from '../targets.js';
+import { storeStepFile } from '../step-support.js';
 
 const errorCodeOf: Record<ConvertError['kind'], TicketErrorCode> = {
   page: ticketErrorCodes.input,
@@ -65,7 +66,7 @@ function parseStored(source: string | undefined): ConvertOptions {
 /** The ticket's current output, which renderpdf stored as the PDF. */
 async function loadPdf(ctx: Context, ticket: TicketRow): Promise<{ row: ArtifactRow; pdf: Buffer }> {
   const row = ticket.output_name ? await tickets.findArtifactByName(ctx.db.kysely, ticket.output_name) : undefined;
-  const pdf = row && row.ticket === ticket.id && row.content_type === targets.pdf.mediaType ? await ctx.blobs.get(row.blob_key) : undefined;
+  const pdf = row && row.ticket === ticket.id && row.content_type === targets.pdf.mediaType ? await artifactBytes(ctx.blobs, row) : undefined;
   if (!row || !pdf) throw new StepFailure(ticketErrorCodes.notFound, 'convert: the PDF to convert is not stored (renderpdf keepOutput must keep the output on success)');
   return { row, pdf };
 }
@@ -97,9 +98,9 @@ async function convertPage(ctx: Context, mupdf: MupdfEngine, ticket: TicketRow, 
   const name = `${ticket.id}.${extension(o)}`;
   const key = attemptFileKey(ticket, name);
   const data = Buffer.from(image.data);
-  await ctx.blobs.putUnreferenced(key, data);
+  const inRow = await storeStepFile(ctx, key, data);
   const messages = [`convert: page ${image.page} to ${o.format} at ${image.resolution} dpi, ${image.width}×${image.height} pixels (${name})`, ...loweredNote(image, o)];
-  return { artifact: artifactFor(ctx, ticket, pdfRow, name, key, data.length, convertMediaType(o)), messages };
+  return { artifact: { ...artifactFor(ctx, ticket, pdfRow, name, key, data.length, convertMediaType(o)), data: inRow }, messages };
 }
 
 /** Streams the page images into the ZIP blob as they arrive, so a long pageset is never held in memory. */
