@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Migrator, sql } from 'kysely';
 import { migrate, openDb, type Db } from '../src/store/index.js';
-import { migrations } from '../src/store/migrations/index.js';
+import { migrationsFor } from '../src/store/migrations/index.js';
 import { freshSettings } from './helpers/server.js';
 import { describeEachStore } from './helpers/stores.js';
 
@@ -23,6 +23,7 @@ describeEachStore('migration 006-token-identity on existing rows', (kind) => {
   });
 
   it('gives every tenant and project that exists already an id of its own', async () => {
+    const migrations = migrationsFor(db.dialect.kind);
     const migrator = new Migrator({
       db: db.kysely,
       provider: { getMigrations: async () => migrations },

@@ -4,7 +4,7 @@ import type SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, sql, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import type { Settings } from '../config/settings.js';
-import { migrations } from './migrations/index.js';
+import { migrationsFor } from './migrations/index.js';
 import { PressroomPostgresDialect } from './pg-dialect.js';
 import { openSqliteFile, reclaimSqliteSpace } from './sqlite-file.js';
 import type { Database } from './schema.js';
@@ -39,7 +39,6 @@ export interface Db {
   close(): Promise<void>;
 }
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Opens the database named by the settings (PostgreSQL URL or SQLite under dataDir). */
 export function openDb(settings: Settings): Db {
@@ -126,6 +125,7 @@ export async function migrate(db: Db, schema: string): Promise<string[]> {
   // Name the schema: otherwise Kysely looks for its bookkeeping tables in every schema and
   // can find another deployment's (or another test's) and skip creating its own.
   // Unordered: migrations are numbered by capability and may land in any order.
+  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(db.dialect.kind) };
   const migrator = new Migrator({ db: db.kysely, provider, allowUnorderedMigrations: true, ...(db.dialect.kind === 'postgres' ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;

@@ -10,9 +10,10 @@ import { stepEvents } from './009-step-events.js';
 import { idempotency } from './010-idempotency.js';
 import { hotPathIndexes } from './011-hot-path-indexes.js';
 import { artifactData } from './012-artifact-data.js';
+import { artifactDataUncompressed } from './013-artifact-data-uncompressed.js';
 
-/** Every migration, in order. Names sort lexically; never rename one that shipped. */
-export const migrations: Record<string, Migration> = {
+/** Every migration for one engine, in order. Names sort lexically; never rename one that shipped. */
+export const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> => ({
   '001-foundation': foundation,
   '002-tickets': tickets,
   '003-webhooks': webhooks,
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '010-idempotency': idempotency,
   '011-hot-path-indexes': hotPathIndexes,
   '012-artifact-data': artifactData,
-};
+  '013-artifact-data-uncompressed': artifactDataUncompressed(kind),
+});
