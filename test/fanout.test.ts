@@ -89,8 +89,9 @@ describeEachStore('fanout and aggregate', (kind) => {
     const pdf = await artifactPdf(t, tokens.jobs, body.aggregate.id);
     assert.equal(await pdfPageCount(pdf), partPages);
     assert.equal(s.processingPages, partPages);
-    const outline = (mupdf.Document.openDocument(pdf, 'application/pdf').loadOutline() ?? []).map((o) => o.title);
-    assert.deepEqual(outline, ['Doc 1', 'Doc 2', 'Doc 3', 'Doc 4']);
+    const outline = mupdf.Document.openDocument(pdf, 'application/pdf').loadOutline() ?? [];
+    assert.deepEqual(outline.map((o) => o.title), ['Doc 1', 'Doc 2', 'Doc 3', 'Doc 4']);
+    assert.deepEqual(outline.map((o) => o.page), [0, 1, 2, 3], 'each bookmark opens its part’s first page');
     const text = (await pdfText(pdf)).join('\n');
     assert.ok(text.indexOf('Document 1') < text.indexOf('Document 4'));
   });
