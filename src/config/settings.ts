@@ -74,10 +74,10 @@ export interface Settings {
   readonly shutdownGraceMs: number;
   /** Addresses, CIDRs or host names outgoing requests may reach although private. */
   readonly allowPrivateAddresses: readonly string[];
-  /** Largest ZIP accepted by repository tree upload or render intake, uncompressed. @defaultValue 268435456 */
-  readonly zipMaxBytes: number;
   /** A step's output, log or content file up to this many bytes is kept in its database row instead of the blob store; 0: none. @defaultValue 131072 */
   readonly inlineFileMaxBytes: number;
+  /** Largest ZIP accepted by repository tree upload or render intake, uncompressed. @defaultValue 268435456 */
+  readonly zipMaxBytes: number;
   /** Most entries in such a ZIP. @defaultValue 10000 */
   readonly zipMaxEntries: number;
   /** Highest compression ratio of a ZIP entry and of a whole ZIP. @defaultValue 200 */

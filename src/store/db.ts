@@ -39,7 +39,6 @@ export interface Db {
   close(): Promise<void>;
 }
 
-
 /** Opens the database named by the settings (PostgreSQL URL or SQLite under dataDir). */
 export function openDb(settings: Settings): Db {
   if (settings.databaseUrl) {
