@@ -85,6 +85,27 @@ describe('convert pool', () => {
     });
   });
 
+  it('warms one process ahead of a merge, only when none runs, and merges on it afterwards', async () => {
+    const cold = new MupdfEngine({ size: 2, timeoutMs: 30_000, logger: pino({ level: 'silent' }) });
+    try {
+      assert.equal(cold.stats().started, 0, 'no process before it is asked');
+      cold.warm();
+      cold.warm();
+      const deadline = Date.now() + 30_000;
+      while (!(cold.stats().idle === 1 && cold.stats().busy === 0 && cold.stats().queued === 0)) {
+        assert.ok(Date.now() < deadline, `warmed process never idle: ${JSON.stringify(cold.stats())}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal(cold.stats().started, 1, 'one process, however often it is asked');
+      cold.warm();
+      const merged = await cold.merge([{ pdf: blankPdf(1), title: 'A' }, { pdf: halfRedPdf(), title: 'B' }]);
+      assert.equal(merged.pages, 2);
+      assert.equal(cold.stats().started, 1, 'the merge ran on the warmed process; warming again while it runs started none');
+    } finally {
+      await cold.close();
+    }
+  });
+
   it('stops a conversion that runs past its time limit and keeps working afterwards', async () => {
     await assert.rejects(pool.convert({ ...job(blankPdf(1), { kind: 'page', page: 1 }), resolution: 600 }, () => {}, 1), (err) => err instanceof ConvertError && err.kind === 'timeout');
     let image: PageImage | undefined;

@@ -32,7 +32,7 @@ export function createSteps(ctx: Context): StepSet {
   const mupdf = new MupdfEngine(limits);
   const assets = new MediaAssets({ ...mediaAssetsOptions(ctx.settings), logger: ctx.logger });
   const steps = new Map<string, Step>([
-    [targets.pdf.step, renderPdfStep({ typst, transformer: ctx.transformer, assets })],
+    [targets.pdf.step, renderPdfStep({ typst, mupdf, transformer: ctx.transformer, assets })],
     [targets.pptx.step, renderPptxStep({ transformer: ctx.transformer })],
     ['aggregate', aggregateStep({ mupdf })],
     ['convert', convertStep({ mupdf })],

@@ -130,4 +130,17 @@ function merge(job: MergeJob): MergeOutcome {
   }
 }
 
-serveJobs<MupdfJob, ConvertOutcome | MergeOutcome, ConvertProgress>((job, progress) => (job.kind === 'merge' ? merge(job) : run(job, progress)));
+/** Two blank A4 pages merged: the first merge of a process runs MuPDF's code before the JIT has optimised it. */
+function warm(): MergeOutcome {
+  const blank = (): Uint8Array => {
+    const doc = new mupdf.PDFDocument();
+    doc.insertPage(-1, doc.addPage([0, 0, 595, 842], 0, doc.newDictionary(), ''));
+    const pdf = doc.saveToBuffer('compress').asUint8Array().slice();
+    doc.destroy();
+    return pdf;
+  };
+  const outcome = merge({ kind: 'merge', parts: [{ pdf: blank(), title: 'warm 1' }, { pdf: blank(), title: 'warm 2' }] });
+  return outcome.ok ? { ok: true, pdf: new Uint8Array(0), pages: outcome.pages } : outcome;
+}
+
+serveJobs<MupdfJob, ConvertOutcome | MergeOutcome, ConvertProgress>((job, progress) => (job.kind === 'merge' ? merge(job) : job.kind === 'warm' ? warm() : run(job, progress)));

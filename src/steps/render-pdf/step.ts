@@ -11,16 +11,19 @@ import { readBuiltinTemplate } from '../../repository/builtin-templates.js';
 import { JobLog } from './job-log.js';
 import { BlobCache, repositoryView, typstJobFiles, type RepositoryView } from './job-view.js';
 import { JOB_ROOT, RenderError, type TypstEngine } from '../../engines/typst/index.js';
+import type { MupdfEngine } from '../../engines/mupdf/index.js';
 
 const target = targets.pdf;
 
 /** The `renderpdf` step: optional XSLT, then Typst, storing the PDF, the content XML and the log. */
-export function renderPdfStep(deps: { typst: TypstEngine; transformer: Transformer; assets: MediaAssets }): Step {
+export function renderPdfStep(deps: { typst: TypstEngine; mupdf: MupdfEngine; transformer: Transformer; assets: MediaAssets }): Step {
   const cache = new BlobCache();
   return {
     name: target.step,
     async run(input: StepInput): Promise<StepOutcome> {
       const { ctx, ticket, params } = input;
+      // A part of a fanout with aggregate: its merge will come, so a MuPDF process gets ready now.
+      if (ticket.aggregate_id) deps.mupdf.warm();
       const log = new JobLog(ctx.now);
       const config = await input.config.of(target.step);
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults[target.step]);
