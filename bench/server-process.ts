@@ -3,12 +3,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Node.js flags of the `start` script in package.json (everything between `node` and the script). */
-const SERVICE_NODE_FLAGS: string[] = (() => {
+/**
+ * The `start` script in package.json: its environment assignments (before `node`) and Node.js
+ * flags (between `node` and the script), so the bench runs the service as `npm start` does.
+ */
+const SERVICE_START: { env: Record<string, string>; flags: string[] } = (() => {
   const start = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const m = /^node((?:\s+--\S+)*)\s+dist\/cli\/main\.js serve$/.exec(start);
-  if (!m) throw new Error(`bench: cannot read the Node.js flags of the start script: ${start}`);
-  return m[1]!.trim().split(/\s+/).filter(Boolean);
+  const m = /^((?:[A-Z_]+=\S+\s+)*)node((?:\s+--\S+)*)\s+dist\/cli\/main\.js serve$/.exec(start);
+  if (!m) throw new Error(`bench: cannot read the environment and Node.js flags of the start script: ${start}`);
+  const words = (text: string) => text.trim().split(/\s+/).filter(Boolean);
+  return { env: Object.fromEntries(words(m[1]!).map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)])), flags: words(m[2]!) };
 })();
 
 export interface BenchServer {
@@ -37,10 +41,11 @@ export async function startBenchServer(env: Record<string, string> = {}, opts: B
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of the server process there (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const role = opts.role ? ['--role', opts.role] : [];
-  // The Node.js flags `npm start` runs the service with (package.json), so the figures are of that.
-  const child = spawn(process.execPath, [...profile, ...SERVICE_NODE_FLAGS, 'dist/cli/main.js', 'serve', ...role], {
+  // The environment and Node.js flags `npm start` runs the service with (package.json), so the figures are of that.
+  const child = spawn(process.execPath, [...profile, ...SERVICE_START.flags, 'dist/cli/main.js', 'serve', ...role], {
     env: {
       ...process.env,
+      ...SERVICE_START.env,
       PRESSROOM_DATA: data,
       PRESSROOM_PORT: '0',
       PRESSROOM_ADMIN_PASSWORD: 'bench-admin-pw',
