@@ -90,7 +90,7 @@ export class MupdfEngine {
   /**
    * Starts a MuPDF process and has it merge two blank pages when none is running, ahead of a
    * merge known to come (a part of a fanout with aggregate is rendering). A fresh process took
-   * 0.89 s for the merge of 1000 one-page parts, a warmed one 0.33–0.43 s.
+   * 0.89 s for the merge of 1000 one-page parts, a warmed one 0.42–0.45 s.
    */
   warm(): void {
     const s = this.pool.stats();
