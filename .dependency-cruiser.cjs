@@ -16,11 +16,12 @@ const layers = [
   { name: 'webhooks', path: '^src/webhooks/' },
   { name: 'repository', path: '^src/repository/' },
   { name: 'domain', path: '^src/(auth|tenants|stats|assets|net|zip|xml|metrics)/' },
-  { name: 'config', path: '^src/config/(?!settings\\.ts$)' },
+  { name: 'config', path: '^src/config/(?!(settings|memory-ceiling)\\.ts$)' },
   { name: 'store', path: '^src/store/' },
   { name: 'blobs', path: '^src/blobs/' },
-  // Leaves every layer reads: the settings (validated once, frozen) and the error catalogue.
-  { name: 'leaves', path: '^src/(config/settings|errors)\\.ts$' },
+  // Leaves every layer reads: the settings (validated once, frozen; with the machine-derived
+  // default of the memory ceiling) and the error catalogue.
+  { name: 'leaves', path: '^src/(config/(settings|memory-ceiling)|errors)\\.ts$' },
 ];
 
 /**

@@ -17,7 +17,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
   const settings = loadSettings(process.env, role ? { role } : {});
   const server = await startServer(settings);
-  server.ctx.logger.info({ url: server.url, metricsUrl: server.metricsUrl, role: settings.role, database: settings.databaseUrl ? 'postgres' : 'sqlite', data: settings.dataDir }, 'pressroom started');
+  server.ctx.logger.info({ url: server.url, metricsUrl: server.metricsUrl, role: settings.role, database: settings.databaseUrl ? 'postgres' : 'sqlite', data: settings.dataDir, renderThreads: settings.renderThreads, renderMaxMemoryMb: settings.renderMaxMemoryMb }, 'pressroom started');
   if (server.url) process.stdout.write(`pressroom listening on ${server.url} (rendering ${server.url}/rest, tokens ${server.url}/auth)\n`);
   if (server.metricsUrl) process.stdout.write(`pressroom worker metrics on ${server.metricsUrl}/metrics\n`);
   await new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseBlobUrl } from '../blobs/blob-url.js';
+import { defaultMemoryCeilingMb, machineMemoryBytes } from './memory-ceiling.js';
 
 /**
  * Every service setting, read once from the environment, validated with all
@@ -60,7 +61,7 @@ export interface Settings {
   readonly renderThreads: number;
   /** A render process past this resident size (MiB) is replaced after its job. @defaultValue 512 */
   readonly renderMaxRssMb: number;
-  /** Memory ceiling (MiB) of one job in a render, convert or transform process; past it the process is killed and the ticket fails with 507. @defaultValue 1024 */
+  /** Memory ceiling (MiB) of one job in a render, convert or transform process; past it the process is killed and the ticket fails with 507. @defaultValue half the memory ÷ render processes, at least 1024 */
   readonly renderMaxMemoryMb: number;
   /** Longest a single render may run before it is stopped. @defaultValue 60000 */
   readonly renderTimeoutMs: number;
@@ -290,8 +291,9 @@ export const definitions: Definitions = {
   },
   renderMaxMemoryMb: {
     env: 'PRESSROOM_RENDER_MAX_MEMORY_MB',
-    doc: 'Memory ceiling of one job in a Typst, MuPDF or XSLT process: past it the process is killed, the ticket fails with errorCode 507 and the process is replaced.',
-    parse: int('PRESSROOM_RENDER_MAX_MEMORY_MB', 1024, 192, 65536),
+    doc: 'Memory ceiling of one job in a Typst, MuPDF or XSLT process: past it the process is killed, the ticket fails with errorCode 507 and the process is replaced (default: half the memory ÷ render processes, at least 1024).',
+    parse: (raw, env) =>
+      int('PRESSROOM_RENDER_MAX_MEMORY_MB', defaultMemoryCeilingMb(machineMemoryBytes(), int('PRESSROOM_RENDER_THREADS', cores, 1, 256)(env.PRESSROOM_RENDER_THREADS)), 192, 65536)(raw),
   },
   renderTimeoutMs: { env: 'PRESSROOM_RENDER_TIMEOUT_MS', doc: 'Longest one render may run; a longer one is stopped and the ticket fails.', parse: int('PRESSROOM_RENDER_TIMEOUT_MS', 60_000, 100, 3_600_000) },
   workerConcurrency: {
