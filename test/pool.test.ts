@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
@@ -180,5 +182,30 @@ describe('process pool', () => {
     await Promise.all(failed);
     await assert.rejects(p.run({ op: 'echo', value: '' }), kindOf('closed'));
     assert.deepEqual([p.stats().busy, p.stats().idle, p.stats().queued], [0, 0, 0]);
+  });
+});
+
+describe('process pool, child side (serveJobs)', () => {
+  it('runs afterEach once the answer is sent, and before the next job', async (t) => {
+    const served = fileURLToPath(new URL('./fixtures/pool/served.ts', import.meta.url));
+    const dir = mkdtempSync(join(tmpdir(), 'pressroom-served-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const p = new ProcessPool<{ gate: string }, { pid: number; afterEachRuns: number; gateMissed: boolean }, unknown>({
+      name: 'served',
+      size: 1,
+      timeoutMs: 30_000,
+      logger: pino({ level: 'silent' }),
+      command: () => ({ args: ['--import', 'tsx', served] }),
+    });
+    pools.push(p as unknown as ProcessPool<Job, Result, unknown>);
+    for (let i = 0; i < 3; i++) {
+      const gate = join(dir, `gate-${i}`);
+      // afterEach of this job waits for the gate, which opens only once the answer is here:
+      // an answer that waited for afterEach would never arrive.
+      const answer = await p.run({ gate });
+      assert.equal(answer.afterEachRuns, i, 'afterEach ran once after each earlier job, before this one');
+      assert.equal(answer.gateMissed, false);
+      writeFileSync(gate, '');
+    }
   });
 });
