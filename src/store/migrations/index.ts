@@ -11,6 +11,7 @@ import { idempotency } from './010-idempotency.js';
 import { hotPathIndexes } from './011-hot-path-indexes.js';
 import { artifactData } from './012-artifact-data.js';
 import { artifactDataUncompressed } from './013-artifact-data-uncompressed.js';
+import { dropRedundantIndexes } from './014-drop-redundant-indexes.js';
 
 /** Every migration for one engine, in order. Names sort lexically; never rename one that shipped. */
 export const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> => ({
@@ -26,4 +27,5 @@ export const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migra
   '011-hot-path-indexes': hotPathIndexes,
   '012-artifact-data': artifactData,
   '013-artifact-data-uncompressed': artifactDataUncompressed(kind),
+  '014-drop-redundant-indexes': dropRedundantIndexes,
 });
