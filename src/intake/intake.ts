@@ -53,7 +53,7 @@ export async function intake(ctx: Context, principal: Principal, req: RenderRequ
   const fanout = restapi.fanout?.enabled === true;
   if (fanout) assertAggregateAvailable(restapi, req.target);
   await checkQuota(ctx, req.tenant, req.project, restapi.quota, 1);
-  const params = ticketParams({ query: req.query, restapi, transform, transformBefore, convert: convert?.source, documentTemplate, profiles, custom, body, fanout });
+  const params = ticketParams({ query: req.query, restapi, transform, transformBefore, convert: convert?.source, documentTemplate, profiles, custom, body, fanout, awaited: req.awaited === true });
 
   const now = ctx.now();
   const inputBufferSize = restapi.inputBufferSize ?? DEFAULT_INPUT_BUFFER;

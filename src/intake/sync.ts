@@ -55,7 +55,7 @@ export async function submitRender(
   const offered = req.target === 'pdf' ? [outputType, ...convertTypes] : [outputType];
   const timeToWait = syncWait(req.query.timeToWait, offered, accept);
   const checkOutput = timeToWait !== undefined ? (converted: string | undefined) => requireAccepted(accept, converted ?? outputType, converted !== undefined) : undefined;
-  const run = () => intake(ctx, principal, { ...req, ...(checkOutput ? { checkOutput } : {}) });
+  const run = () => intake(ctx, principal, { ...req, ...(checkOutput ? { checkOutput, awaited: true } : {}) });
   const stored = idempotency ? (await idempotent(ctx, { ...req, ...idempotency }, run)).stored : await run();
   // Synchronous mode returns one document: the aggregate's, or the only ticket's. Several
   // fanout parts without an aggregate have no single result, so they are answered as async.

@@ -16,6 +16,8 @@ export interface ParamChoices {
   custom: Record<string, string>;
   body: CheckedBody;
   fanout: boolean;
+  /** A synchronous request waits for these tickets. */
+  awaited: boolean;
 }
 
 /** The parameters stored with each ticket; the callback, error and upload URLs are checked here (400). */
@@ -33,6 +35,7 @@ export function ticketParams(c: ParamChoices): TicketParams {
     custom: c.custom,
     dataFile: c.body.dataFile,
     ...(c.body.resources.length > 0 ? { resources: c.body.resources } : {}),
+    ...(c.awaited ? { awaited: true as const } : {}),
   };
 }
 

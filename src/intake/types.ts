@@ -13,6 +13,8 @@ export interface RenderRequest {
    * the media type of a conversion, or undefined for the target's own document type.
    */
   checkOutput?: (convertMediaType: string | undefined) => void;
+  /** Synchronous mode: the client waits for the outcome (see TicketParams.awaited). */
+  awaited?: boolean;
 }
 
 /** What intake stored: the tickets to render, and the aggregate waiting for them (if any). */

@@ -7,7 +7,8 @@ const CHANNEL = 'pressroom_events';
 
 /** Ticket events: `new` wakes workers, `done:<id>` wakes synchronous waiters. */
 export interface Notifier {
-  publish(event: string): Promise<void>;
+  /** `local`: only this process's subscribers hear it (no PostgreSQL NOTIFY). */
+  publish(event: string, scope?: 'local'): Promise<void>;
   subscribe(fn: (event: string) => void): () => void;
   close(): Promise<void>;
 }
@@ -42,9 +43,9 @@ export async function createNotifier(db: Db, logger: Logger): Promise<Notifier> 
   await connect();
 
   return {
-    async publish(event) {
+    async publish(event, scope) {
       local.emit('event', event);
-      if (db.pgPool) await db.pgPool.query('SELECT pg_notify($1, $2)', [CHANNEL, `${instance}|${event}`]);
+      if (db.pgPool && scope !== 'local') await db.pgPool.query('SELECT pg_notify($1, $2)', [CHANNEL, `${instance}|${event}`]);
     },
     subscribe(fn) {
       local.on('event', fn);

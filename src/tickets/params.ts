@@ -41,6 +41,11 @@ export interface TicketParams {
   outputTarget?: 'pdf' | 'pptx';
   /** Aggregate ticket: when it gives up waiting for its parts (epoch ms). */
   deadline?: number;
+  /**
+   * A synchronous request waits for this ticket, maybe in another process: its completion is
+   * announced to every process (PostgreSQL NOTIFY). Other tickets' completions stay in-process.
+   */
+  awaited?: true;
 }
 
 const MAX_CUSTOM = 100;

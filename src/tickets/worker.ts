@@ -237,7 +237,9 @@ export class Worker implements LocalWorker {
     }
     reportStep(ctx, ticket, stepName, outcome, patch, { claimedAt, ms: performance.now() - started });
     if (patch.complete === 1 && ticket.aggregate_id) await this.wakeAggregate(ticket, patch.status ?? ticket.status);
-    if (patch.complete === 1) await this.notifier.publish(`done:${ticket.id}`).catch(() => {});
+    // Only a synchronous request waits for a ticket's end; for the others a NOTIFY would be a
+    // round trip to PostgreSQL, and a message to every listening process, that nobody reads.
+    if (patch.complete === 1) await this.notifier.publish(`done:${ticket.id}`, params.awaited ? undefined : 'local').catch(() => {});
     else if (patch.next) await this.notifier.publish('new').catch(() => {});
   }
 
