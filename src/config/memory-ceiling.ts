@@ -2,7 +2,7 @@ import { totalmem } from 'node:os';
 
 const MiB = 2 ** 20;
 
-/** The smallest default ceiling: below it a plain one-page job would not be safe from a 507. */
+/** The smallest default ceiling: the fixed default of earlier releases, which small machines keep. */
 export const MIN_DEFAULT_CEILING_MB = 1024;
 
 /**
