@@ -146,6 +146,8 @@ function list(raw: string | undefined): string[] {
 }
 
 const cores = availableParallelism();
+/** PRESSROOM_RENDER_THREADS, which the memory ceiling and worker concurrency defaults also read. */
+const renderThreads = int('PRESSROOM_RENDER_THREADS', cores, 1, 256);
 
 export const definitions: Definitions = {
   host: { env: 'PRESSROOM_HOST', doc: 'Interface to listen on.', parse: str('127.0.0.1') },
@@ -283,7 +285,7 @@ export const definitions: Definitions = {
     },
   },
   profiles: { env: 'PRESSROOM_PROFILES', doc: 'Comma-separated service profiles; `trace` adds webhook response bodies to ticket messages.', parse: list },
-  renderThreads: { env: 'PRESSROOM_RENDER_THREADS', doc: 'Render processes per worker (default: number of cores).', parse: int('PRESSROOM_RENDER_THREADS', cores, 1, 256) },
+  renderThreads: { env: 'PRESSROOM_RENDER_THREADS', doc: 'Render processes per worker (default: number of cores).', parse: renderThreads },
   renderMaxRssMb: {
     env: 'PRESSROOM_RENDER_MAX_RSS_MB',
     doc: 'A render process past this many MiB is replaced after its job (Typst caches grow with every compilation).',
@@ -293,13 +295,13 @@ export const definitions: Definitions = {
     env: 'PRESSROOM_RENDER_MAX_MEMORY_MB',
     doc: 'Memory ceiling of one job in a Typst, MuPDF or XSLT process: past it the process is killed, the ticket fails with errorCode 507 and the process is replaced (default: half the memory ÷ render processes, at least 1024).',
     parse: (raw, env) =>
-      int('PRESSROOM_RENDER_MAX_MEMORY_MB', defaultMemoryCeilingMb(machineMemoryBytes(), int('PRESSROOM_RENDER_THREADS', cores, 1, 256)(env.PRESSROOM_RENDER_THREADS)), 192, 65536)(raw),
+      int('PRESSROOM_RENDER_MAX_MEMORY_MB', defaultMemoryCeilingMb(machineMemoryBytes(), renderThreads(env.PRESSROOM_RENDER_THREADS)), 192, 65536)(raw),
   },
   renderTimeoutMs: { env: 'PRESSROOM_RENDER_TIMEOUT_MS', doc: 'Longest one render may run; a longer one is stopped and the ticket fails.', parse: int('PRESSROOM_RENDER_TIMEOUT_MS', 60_000, 100, 3_600_000) },
   workerConcurrency: {
     env: 'PRESSROOM_WORKER_CONCURRENCY',
     doc: 'Tickets one worker process runs at once (default: twice the render processes).',
-    parse: (raw, env) => int('PRESSROOM_WORKER_CONCURRENCY', 2 * int('PRESSROOM_RENDER_THREADS', cores, 1, 256)(env.PRESSROOM_RENDER_THREADS), 1, 1024)(raw),
+    parse: (raw, env) => int('PRESSROOM_WORKER_CONCURRENCY', 2 * renderThreads(env.PRESSROOM_RENDER_THREADS), 1, 1024)(raw),
   },
   leaseMs: { env: 'PRESSROOM_LEASE_MS', doc: 'Lease of a running step; another worker takes over a ticket whose lease ran out.', parse: int('PRESSROOM_LEASE_MS', 30_000, 1000, 3_600_000) },
   pollMs: { env: 'PRESSROOM_POLL_MS', doc: 'How often an idle worker looks for due tickets (new tickets also wake it at once).', parse: int('PRESSROOM_POLL_MS', 500, 10, 60_000) },
