@@ -17,8 +17,9 @@ type Job =
   | { op: 'spin' | 'crash' | 'throw' }
   | { op: 'hold' | 'alloc'; mb: number }
   | { op: 'grow'; stepMb: number; everyMs: number }
+  | { op: 'fill'; rssMb: number; thenMs: number }
   | { op: 'ticks'; count: number; everyMs: number };
-type Result = { pid: number; value?: string; ticks?: number };
+type Result = { pid: number; value?: string; ticks?: number; rssMb?: number };
 
 const pools: ProcessPool<Job, Result, unknown>[] = [];
 after(() => Promise.all(pools.map((p) => p.close())));
@@ -139,6 +140,30 @@ describe('process pool', () => {
     const p = pool({ memoryCeilingBytes: 200 * MiB });
     await assert.rejects(p.run({ op: 'alloc', mb: 3000 }), (err) => kindOf('memory')(err) && /200 MiB/.test((err as Error).message));
     assert.equal((await p.run({ op: 'echo', value: 'next' })).value, 'next');
+  });
+
+  it('lets a job share memory its neighbours leave unused, and stops it when they need their share back', { skip: linux }, async () => {
+    const share = 200 * MiB;
+    // Without sharing, a job past its share is stopped.
+    const fixed = pool({ memoryCeilingBytes: share });
+    await assert.rejects(fixed.run({ op: 'fill', rssMb: 300, thenMs: 0 }), (err) => kindOf('memory')(err) && /200 MiB/.test((err as Error).message));
+
+    const shared = pool({ size: 2, warm: true, memoryCeilingBytes: share, shareMemory: true });
+    await until('both processes to start', () => shared.stats().idle === 2);
+    const big = await shared.run({ op: 'fill', rssMb: 300, thenMs: 0 });
+    assert.ok(big.rssMb! >= 300, `the borrowing job reached ${big.rssMb} MiB`);
+
+    // A job holding 300 MiB while the other process grows within its own 200 MiB share: the
+    // borrower is stopped (its ceiling, what the other left it, is below the pool's 400 MiB), the other job finishes.
+    let borrower = 0;
+    const holding = shared.run({ op: 'fill', rssMb: 300, thenMs: 60_000 }, { onProgress: (m) => (borrower = (m as { pid: number }).pid) });
+    const ceilingOf = (err: unknown) => Number(/ceiling of (\d+) MiB/.exec((err as Error).message)?.[1]);
+    const stopped = assert.rejects(holding, (err) => kindOf('memory')(err) && ceilingOf(err) >= 200 && ceilingOf(err) < 400);
+    await until('the borrower to hold its memory', () => borrower > 0 && (residentBytes(borrower) ?? 0) >= 300 * MiB);
+    const own = await shared.run({ op: 'fill', rssMb: 180, thenMs: 0 });
+    assert.notEqual(own.pid, borrower);
+    await stopped;
+    assert.ok(shared.stats().replaced.memory >= 1);
   });
 
   it('recycles a process that grew past the threshold or served its number of jobs: it serves on until its replacement is ready, then goes', { skip: linux }, async () => {

@@ -24,6 +24,14 @@ export function dataLimitBytes(ceilingBytes: number): number {
   return Math.max(ceilingBytes, Math.floor(1.5 * ceilingBytes) - 64 * MiB);
 }
 
+/**
+ * A job's ceiling in a pool that shares memory: the pool's whole allowance (`processes` shares)
+ * less what its other processes hold now, never below the job's own share.
+ */
+export function sharedCeilingBytes(shareBytes: number, processes: number, othersBytes: number): number {
+  return Math.max(shareBytes, processes * shareBytes - othersBytes);
+}
+
 /** True when a process's last words say it could not allocate memory (Rust, V8, C++, WASM). */
 export function saysOutOfMemory(stderr: string): boolean {
   return /memory allocation of \d+ bytes failed|out of memory|allocation failed|bad_alloc|cannot allocate memory/i.test(stderr);

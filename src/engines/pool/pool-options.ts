@@ -17,6 +17,13 @@ export interface ProcessPoolOptions {
   startupTimeoutMs?: number;
   /** A process whose resident memory passes this while it runs a job is killed and the job fails (`memory`). */
   memoryCeilingBytes?: number;
+  /**
+   * The ceiling is each process's share of `size` × `memoryCeilingBytes`, and a job may also use
+   * what the other processes leave of that: one big document gets the memory its neighbours do
+   * not use. Each job can always reach its own share; one that borrowed is stopped when the
+   * others need theirs back. @defaultValue false
+   */
+  shareMemory?: boolean;
   /** A process resident past this after a job is replaced (engines whose caches grow). */
   recycleRssBytes?: number;
   /** A process is replaced after this many jobs. */

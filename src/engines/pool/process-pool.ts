@@ -1,7 +1,7 @@
 import type { PoolStats, ProcessPoolOptions, ProcessRef, RunOptions } from './pool-options.js';
 import { PoolError } from './pool-error.js';
 import type { ChildMessage } from './protocol.js';
-import { dataLimitBytes, mib, residentBytes } from './memory.js';
+import { dataLimitBytes, mib, residentBytes, sharedCeilingBytes } from './memory.js';
 import { ProcessSlot } from './process-slot.js';
 
 interface Task<Job, Result, Progress> {
@@ -74,8 +74,10 @@ export class ProcessPool<Job, Result, Progress = never> {
   }
 
   private start(replaces: ProcessSlot<Task<Job, Result, Progress>> | null = null): void {
-    const { memoryCeilingBytes } = this.opts;
-    const slot = new ProcessSlot<Task<Job, Result, Progress>>(this.opts.command(), memoryCeilingBytes === undefined ? undefined : dataLimitBytes(memoryCeilingBytes), this.opts.logger.child({ engine: this.opts.name }));
+    const { memoryCeilingBytes: share, shareMemory, size } = this.opts;
+    // A process that may borrow its neighbours' memory may reach the pool's whole allowance, no more.
+    const dataLimit = share === undefined ? undefined : Math.max(dataLimitBytes(share), shareMemory ? size * share : 0);
+    const slot = new ProcessSlot<Task<Job, Result, Progress>>(this.opts.command(), dataLimit, this.opts.logger.child({ engine: this.opts.name }));
     slot.replaces = replaces;
     this.counters.started++;
     this.slots.push(slot);
@@ -132,12 +134,12 @@ export class ProcessPool<Job, Result, Progress = never> {
       ...(memoryCeilingBytes === undefined
         ? {}
         : {
-            ceilingBytes: memoryCeilingBytes,
+            ceilingBytes: () => this.ceilingOf(slot, memoryCeilingBytes),
             pollMs: pollMs ?? 25,
-            onCeiling: (rss: number) => {
-              this.opts.logger.warn({ engine: name, rssMb: mib(rss), ceilingMb: mib(memoryCeilingBytes) }, 'job passed the memory ceiling; stopping its process');
+            onCeiling: (rss: number, ceiling: number) => {
+              this.opts.logger.warn({ engine: name, rssMb: mib(rss), ceilingMb: mib(ceiling) }, 'job passed the memory ceiling; stopping its process');
               this.counters.replaced.memory++;
-              this.fail(slot, this.memoryError());
+              this.fail(slot, this.memoryError(ceiling));
             },
           }),
       onSendError: (err) => {
@@ -174,9 +176,11 @@ export class ProcessPool<Job, Result, Progress = never> {
    */
   private afterJob(slot: ProcessSlot<Task<Job, Result, Progress>>): void {
     if (slot.recycling) return;
-    const { recycleRssBytes, recycleAfterJobs } = this.opts;
-    const rss = recycleRssBytes === undefined ? undefined : slot.pid === undefined ? undefined : residentBytes(slot.pid);
-    const grown = rss !== undefined && rss > recycleRssBytes!;
+    const { recycleRssBytes, recycleAfterJobs, shareMemory } = this.opts;
+    const rss = (recycleRssBytes === undefined && !shareMemory) || slot.pid === undefined ? undefined : residentBytes(slot.pid);
+    // What an idle process holds counts against what its neighbours may borrow.
+    if (rss !== undefined) slot.rss = rss;
+    const grown = rss !== undefined && recycleRssBytes !== undefined && rss > recycleRssBytes;
     if (grown || (recycleAfterJobs !== undefined && slot.jobs >= recycleAfterJobs)) {
       this.opts.logger.debug({ engine: this.opts.name, rssMb: rss === undefined ? undefined : mib(rss), jobs: slot.jobs }, 'recycling an engine process');
       this.counters.replaced.recycled++;
@@ -213,10 +217,11 @@ export class ProcessPool<Job, Result, Progress = never> {
     if (slot.replaces && !slot.wasReady) slot.replaces.recycling = false;
     const task = slot.finish();
     if (task) {
-      const memory = this.opts.memoryCeilingBytes !== undefined && slot.diedOfMemory(this.opts.memoryCeilingBytes);
+      const ceiling = this.opts.memoryCeilingBytes;
+      const memory = ceiling !== undefined && slot.diedOfMemory();
       this.counters.replaced[memory ? 'memory' : 'crash']++;
       this.opts.logger.warn({ engine: this.opts.name, how, stderr: slot.stderr }, 'engine process ended during a job');
-      task.reject(memory ? this.memoryError() : new PoolError('crash', `${this.opts.name} process ended (${how}) during the job`, { how, stderr: slot.stderr }));
+      task.reject(memory ? this.memoryError(slot.ceilingOr(ceiling)) : new PoolError('crash', `${this.opts.name} process ended (${how}) during the job`, { how, stderr: slot.stderr }));
     }
     if (this.closed) return;
     if (!slot.wasReady) {
@@ -234,8 +239,14 @@ export class ProcessPool<Job, Result, Progress = never> {
     while (this.slots.length < this.opts.size) this.start();
   }
 
-  private memoryError(): PoolError {
-    const ceilingMb = mib(this.opts.memoryCeilingBytes ?? 0);
+  /** A job's memory ceiling: its process's share, plus what the others leave when the pool shares memory. */
+  private ceilingOf(slot: ProcessSlot<Task<Job, Result, Progress>>, share: number): number {
+    const others = this.slots.reduce((sum, s) => (s === slot ? sum : sum + s.rss), 0);
+    return this.opts.shareMemory ? sharedCeilingBytes(share, this.opts.size, others) : share;
+  }
+
+  private memoryError(ceilingBytes: number): PoolError {
+    const ceilingMb = mib(ceilingBytes);
     return new PoolError('memory', `${this.opts.name} process passed the memory ceiling of ${ceilingMb} MiB and was stopped`, { ceilingMb });
   }
 }

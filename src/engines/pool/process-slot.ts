@@ -10,9 +10,10 @@ import { spawnNode, type NodeCommand } from './spawn-node.js';
 export interface JobWatch {
   timeoutMs: number;
   onTimeout: () => void;
-  ceilingBytes?: number;
+  /** The job's memory ceiling, asked at every poll (it may depend on the other processes). */
+  ceilingBytes?: () => number;
   pollMs?: number;
-  onCeiling?: (rssBytes: number) => void;
+  onCeiling?: (rssBytes: number, ceilingBytes: number) => void;
   onSendError: (err: Error) => void;
 }
 
@@ -61,7 +62,10 @@ export class ProcessSlot<Task> {
   private watch: JobWatch | null = null;
   private deadline: NodeJS.Timeout | null = null;
   private poll: NodeJS.Timeout | null = null;
-  private lastRss = 0;
+  /** Resident bytes when last read: by the memory poll while busy, by the pool after a job. */
+  rss = 0;
+  /** The running job's memory ceiling at the last poll (0 before the first). */
+  private ceiling = 0;
   private readonly exit: Promise<void>;
 
   constructor(command: NodeCommand, dataLimitBytes: number | undefined, logger: Logger) {
@@ -92,7 +96,7 @@ export class ProcessSlot<Task> {
     this.task = task;
     this.jobId = id;
     this.watch = watch;
-    this.lastRss = 0;
+    this.ceiling = 0;
     this.deadline = setTimeout(watch.onTimeout, watch.timeoutMs);
     if (watch.ceilingBytes !== undefined && watch.onCeiling && this.pid !== undefined) {
       const pid = this.pid;
@@ -100,8 +104,9 @@ export class ProcessSlot<Task> {
       this.poll = setInterval(() => {
         const rss = residentBytes(pid);
         if (rss === undefined) return;
-        this.lastRss = rss;
-        if (rss > ceilingBytes) onCeiling(rss);
+        this.rss = rss;
+        this.ceiling = ceilingBytes();
+        if (rss > this.ceiling) onCeiling(rss, this.ceiling);
       }, watch.pollMs ?? 25);
     }
     const message: JobMessage<unknown> = { id, job };
@@ -131,9 +136,14 @@ export class ProcessSlot<Task> {
     return task;
   }
 
-  /** Whether a process that ended during a job ran out of memory: it said so, or it was at its ceiling. */
-  diedOfMemory(ceilingBytes: number): boolean {
-    return saysOutOfMemory(this.stderr) || this.lastRss >= 0.9 * ceilingBytes;
+  /** Whether a process that ended during a job ran out of memory: it said so, or it was near its ceiling. */
+  diedOfMemory(): boolean {
+    return saysOutOfMemory(this.stderr) || (this.ceiling > 0 && this.rss >= 0.9 * this.ceiling);
+  }
+
+  /** The running job's memory ceiling as last polled, else `fallback`. */
+  ceilingOr(fallback: number): number {
+    return this.ceiling || fallback;
   }
 
   /** Kills the process (SIGKILL: engines hold no state worth a graceful end) and waits for its exit. */

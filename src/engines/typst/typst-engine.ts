@@ -34,7 +34,10 @@ export interface TypstEngineOptions {
   size: number;
   /** Default time limit of one render. */
   timeoutMs: number;
-  /** Per-job memory ceiling of a render process. */
+  /**
+   * Per-job memory ceiling of a render process: its share. A job may also use what the other
+   * render processes leave unused, so all of them together stay within `size` × this.
+   */
   maxMemoryBytes?: number;
   /** A process resident past this after a job is replaced: Typst's native caches keep growing. @defaultValue 512 MiB */
   maxRssBytes?: number;
@@ -76,7 +79,9 @@ export class TypstEngine {
       warm: true,
       timeoutMs: opts.timeoutMs,
       recycleRssBytes: opts.maxRssBytes ?? 512 * 1024 * 1024,
-      ...(opts.maxMemoryBytes ? { memoryCeilingBytes: opts.maxMemoryBytes } : {}),
+      // Typst holds a whole document until its compile ends (about 10 GiB for 10 000 catalogue
+      // products), so a big document may borrow the memory the other render processes leave.
+      ...(opts.maxMemoryBytes ? { memoryCeilingBytes: opts.maxMemoryBytes, shareMemory: true } : {}),
       logger: opts.logger,
       command: () => ({
         args: [YOUNG_GENERATION, ...(fromSource ? ['--import', 'tsx'] : []), childScript],
