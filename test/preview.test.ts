@@ -1,7 +1,7 @@
 // POST …/preview through HTTP: pages as SVG or PNG with their text, compile errors with their
 // places, the render time limit, size limits and authorization; no ticket, no statistics.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { imageFormat, imageSize } from './helpers/image-size.js';
 import { tinyPng } from './helpers/png.js';
 import { putFile, setupProject } from './helpers/project.js';
@@ -234,5 +234,32 @@ describeEachStore('preview', (kind) => {
     // The operator may preview in any project.
     const res = await t.fetch('/rest/tenants/acme/projects/shop/preview', { method: 'POST', token: tokens.op, body: JSON.stringify({ template: 'operator' }), headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 200);
+  });
+});
+
+describe('preview time limit without a project limit', () => {
+  let t: TestServer;
+  let admin: string;
+  before(async () => {
+    // Renders may run for five minutes (the default); previews here get three seconds.
+    t = await startTestServer('sqlite', { renderThreads: 1, previewTimeoutMs: 3000 });
+    ({ admin } = await setupProject(t));
+  });
+  after(() => t.close());
+
+  const post = (template: string) =>
+    t.fetch('/rest/tenants/acme/projects/shop/preview', { method: 'POST', body: JSON.stringify({ template }), headers: { 'content-type': 'application/json' }, token: admin });
+
+  it('stops a preview at PRESSROOM_PREVIEW_TIMEOUT_MS, not at the longer render limit', async () => {
+    assert.equal(t.server.ctx.settings.renderTimeoutMs, 300_000);
+    // A first preview starts the preview process, so its start does not count against the limit.
+    assert.equal((await post('warm')).status, 200);
+    const started = Date.now();
+    const res = await post(endless);
+    const body = (await res.json()) as ErrorBody;
+    assert.equal(res.status, 504, JSON.stringify(body));
+    assert.equal(body.code, 'template_timeout');
+    assert.match(body.message, /3000 ms/);
+    assert.ok(Date.now() - started >= 2900, 'stopped at the limit, not before');
   });
 });

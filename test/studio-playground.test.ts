@@ -281,8 +281,8 @@ describe('Studio playground time limit [sqlite]', { skip }, () => {
   let b: Browser;
   before(async () => {
     ensureStudioBuilt();
-    // A short render time limit, so the endless template is stopped in seconds, not a minute.
-    t = await startTestServer('sqlite', { renderTimeoutMs: LIMIT_MS });
+    // A short preview time limit, so the endless template is stopped in seconds, not a minute.
+    t = await startTestServer('sqlite', { previewTimeoutMs: LIMIT_MS });
     await setupProject(t);
     b = await openBrowser(t.url);
   });

@@ -63,8 +63,10 @@ export interface Settings {
   readonly renderMaxRssMb: number;
   /** Memory ceiling (MiB) of one job in a render, convert or transform process; past it the process is killed and the ticket fails with 507. @defaultValue half the memory ÷ render processes, at least 1024 */
   readonly renderMaxMemoryMb: number;
-  /** Longest a single render may run before it is stopped. @defaultValue 60000 */
+  /** Longest a single render may run before it is stopped. @defaultValue 300000 */
   readonly renderTimeoutMs: number;
+  /** Longest a Studio preview may compile when its project sets no maxExecutionMillis. @defaultValue 60000 */
+  readonly previewTimeoutMs: number;
   /** Tickets one worker process runs at once. @defaultValue 2 × renderThreads */
   readonly workerConcurrency: number;
   /** How long a claimed step may run without renewing its lease. @defaultValue 30000 */
@@ -298,6 +300,11 @@ export const definitions: Definitions = {
       int('PRESSROOM_RENDER_MAX_MEMORY_MB', defaultMemoryCeilingMb(machineMemoryBytes(), renderThreads(env.PRESSROOM_RENDER_THREADS)), 192, 65536)(raw),
   },
   renderTimeoutMs: { env: 'PRESSROOM_RENDER_TIMEOUT_MS', doc: 'Longest one render may run; a longer one is stopped and the ticket fails (default five minutes: a 10 000-product catalogue takes about two and a half on 2 cores).', parse: int('PRESSROOM_RENDER_TIMEOUT_MS', 300_000, 100, 3_600_000) },
+  previewTimeoutMs: {
+    env: 'PRESSROOM_PREVIEW_TIMEOUT_MS',
+    doc: 'Longest one Studio preview may compile when its project sets no maxExecutionMillis: someone is waiting for it, so not the five minutes a render may take.',
+    parse: int('PRESSROOM_PREVIEW_TIMEOUT_MS', 60_000, 100, 3_600_000),
+  },
   workerConcurrency: {
     env: 'PRESSROOM_WORKER_CONCURRENCY',
     doc: 'Tickets one worker process runs at once (default: twice the render processes).',

@@ -60,7 +60,7 @@ export class Previewer {
       resources: [...input.resources.map((r) => r.name), ...[...view.keys()].filter((p) => p.startsWith('/images/')).map((p) => p.slice(1))].join('\n'),
       assets: '',
     };
-    const timeoutMs = (config.maxExecutionMillis as number | undefined) ?? ctx.settings.renderTimeoutMs;
+    const timeoutMs = (config.maxExecutionMillis as number | undefined) ?? ctx.settings.previewTimeoutMs;
     const out = await this.engines
       .render(
         {
