@@ -14,12 +14,12 @@ export class PreviewEngines {
 
   constructor(private readonly ctx: Context) {}
 
-  /** The same time limit, memory ceiling and recycling as the workers' engines. */
+  /** The preview time limit (each call passes its project's), and the workers' memory ceiling and recycling. */
   private get limits() {
     const { settings, logger } = this.ctx;
     return {
       size: Math.max(1, Math.min(2, settings.renderThreads)),
-      timeoutMs: settings.renderTimeoutMs,
+      timeoutMs: settings.previewTimeoutMs,
       maxMemoryBytes: settings.renderMaxMemoryMb * 1024 * 1024,
       maxRssBytes: settings.renderMaxRssMb * 1024 * 1024,
       logger,
