@@ -155,11 +155,14 @@ describe('process pool', () => {
 
     // A job holding 300 MiB while the other process grows within its own 200 MiB share: the
     // borrower is stopped (its ceiling, what the other left it, is below the pool's 400 MiB), the other job finishes.
+    // The pool hands a job to its first idle process, so this one runs where `big` ran and
+    // already holds its 300 MiB; the other process holds only its start-up memory.
     let borrower = 0;
     const holding = shared.run({ op: 'fill', rssMb: 300, thenMs: 60_000 }, { onProgress: (m) => (borrower = (m as { pid: number }).pid) });
     const ceilingOf = (err: unknown) => Number(/ceiling of (\d+) MiB/.exec((err as Error).message)?.[1]);
     const stopped = assert.rejects(holding, (err) => kindOf('memory')(err) && ceilingOf(err) >= 200 && ceilingOf(err) < 400);
     await until('the borrower to hold its memory', () => borrower > 0 && (residentBytes(borrower) ?? 0) >= 300 * MiB);
+    assert.equal(borrower, big.pid);
     const own = await shared.run({ op: 'fill', rssMb: 180, thenMs: 0 });
     assert.notEqual(own.pid, borrower);
     await stopped;
