@@ -1,30 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { residentBytes } from '../src/engines/pool/index.js';
 import { pdfText } from './helpers/pdf.js';
+import { descendants } from './helpers/processes.js';
 import { putFile, setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const MiB = 1024 * 1024;
 const noProc = existsSync('/proc/self/status') ? false : 'needs /proc (Linux) to watch process memory';
-
-/** Every process below `root` (render processes are children of this test process). */
-function descendants(root: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) for (const [pid, ppid] of parents) if (ppid === tree[i]) tree.push(pid);
-  return tree.slice(1);
-}
 
 // Typst keeps a whole document until its compile ends: 400 tables of 40 distinct cells need
 // about 420 MiB, more than a render process's share of 320 MiB here.
@@ -43,6 +27,7 @@ describe('a big document borrows the memory the other render process leaves unus
     await putFile(t, tokens.admin, 'tenants/acme/projects/shop/master-documents/big.typ', big);
     let peak = 0;
     const watch = setInterval(() => {
+      // Render processes are children of this test process, which runs the server.
       for (const pid of descendants(process.pid)) peak = Math.max(peak, residentBytes(pid) ?? 0);
     }, 20);
     try {

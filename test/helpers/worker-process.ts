@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import type { Settings } from '../../src/config/settings.js';
+import { descendants } from './processes.js';
 
 /** Starts `pressroom serve --role worker` as a separate process on the same store as `settings`. */
 export function startWorkerProcess(settings: Settings, extraEnv: Record<string, string> = {}): ChildProcess {
@@ -15,26 +15,6 @@ export function startWorkerProcess(settings: Settings, extraEnv: Record<string, 
     ...extraEnv,
   };
   return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { env, stdio: 'ignore' });
-}
-
-/** Every process below `pid` (Linux /proc), deepest last. */
-function descendants(pid: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // The parent pid is the second field after the parenthesised command name.
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => (parents.get(p) ?? []).forEach((c) => (out.push(c), walk(c)));
-  walk(pid);
-  return out;
 }
 
 /**
