@@ -37,14 +37,26 @@ export interface LocalWorker {
   reserve(): TicketLease | null;
 }
 
-/** A reserved slot of the local worker. Exactly one of start and cancel must follow. */
+/** A reserved slot of the local worker. start or cancel must follow; whichever comes second does nothing. */
 export interface TicketLease {
   readonly owner: string;
   readonly until: number;
-  /** Runs the step of the ticket, stored (committed) with this lease and attempt 1. */
-  start(row: TicketRow): void;
-  /** The ticket was not stored: frees the slot. */
+  /**
+   * Runs the step of the ticket being stored with this lease and attempt 1, from the input
+   * intake holds, while `stored` writes its input blob and commits its row. The step's outcome
+   * is committed only once `stored` has resolved, and dropped when it rejects.
+   */
+  start(row: TicketRow, handed: HandedTicket): void;
+  /** The ticket will not be stored: frees the slot (unless it started). */
   cancel(): void;
+}
+
+/** What intake hands the local worker with a ticket it is still storing. */
+export interface HandedTicket {
+  /** Settles when the ticket's input and row are stored (resolves) or will never be (rejects). */
+  readonly stored: Promise<void>;
+  /** The request body as received: what the stored input will hold. */
+  readonly input: Buffer;
 }
 
 /**

@@ -100,12 +100,18 @@ async function storeOne(
     const id = newTicketId(job.now);
     const key = inputKey({ tenant: job.tenant, project: job.project, id });
     const inline = job.inputType !== 'zip' && job.body.length <= job.inputBufferSize;
-    if (!inline) await job.blobs.put(key, job.body);
     // Handed to the local worker: stored as its first claim would leave it (leased, attempt 1).
     const leased = lease ? { lease_owner: lease.owner, lease_until: lease.until, attempt: 1 } : {};
     const row = job.makeRow(id, { type: job.inputType, inline: inline ? job.body : null, key: inline ? null : key, size: job.body.length }, leased);
-    await tickets.insertTicketsCounted(ctx.db.kysely, [row], quotaPeriod(job.now), lease ? job.now : undefined);
-    lease?.start(row);
+    // The blob before the row that points at it: a committed ticket always has its input.
+    const stored = (async () => {
+      if (!inline) await job.blobs.put(key, job.body);
+      await tickets.insertTicketsCounted(ctx.db.kysely, [row], quotaPeriod(job.now), lease ? job.now : undefined);
+    })();
+    // The local worker renders from the body in hand meanwhile: storing is file system and
+    // database round trips (over a millisecond) that need not delay a synchronous answer.
+    lease?.start(row, { stored, input: job.body });
+    await stored;
     return { tickets: [id], aggregate: null };
   } catch (err) {
     lease?.cancel();

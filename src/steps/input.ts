@@ -10,9 +10,13 @@ export interface TicketInput {
   resources: { name: string; data: Buffer }[];
 }
 
-/** Reads a ticket's stored input (inline or blob) and unpacks a ZIP (checked again: blobs may be old). */
-export async function loadTicketInput(ctx: Context, ticket: TicketRow, params: TicketParams): Promise<TicketInput> {
-  const raw = ticket.input_inline ? Buffer.from(ticket.input_inline) : ticket.input_key ? await ctx.blobs.get(ticket.input_key) : undefined;
+/**
+ * Reads a ticket's input and unpacks a ZIP (checked again: blobs may be old). `received` is the
+ * request body intake still holds for a ticket it handed this process; else the stored copy
+ * (inline or blob) is read.
+ */
+export async function loadTicketInput(ctx: Context, ticket: TicketRow, params: TicketParams, received?: Buffer): Promise<TicketInput> {
+  const raw = received ?? (ticket.input_inline ? Buffer.from(ticket.input_inline) : ticket.input_key ? await ctx.blobs.get(ticket.input_key) : undefined);
   if (!raw) throw new InputMissingError(`input of ticket ${ticket.id} is no longer stored (keepInputForSeconds passed?)`);
   const dataType = params.dataFile === 'data.json' ? 'json' : 'xml';
   if (ticket.input_type === 'zip-part') {

@@ -4,8 +4,7 @@ import type { Context } from '../context.js';
 import type { ArtifactRow, TicketRow } from '../store/index.js';
 import { ticketErrorCodes } from '../errors.js';
 import { attemptFileKey } from '../tickets/blob-keys.js';
-import type { TicketParams } from '../tickets/params.js';
-import { StepFailure } from '../tickets/step.js';
+import { StepFailure, type StepInput } from '../tickets/step.js';
 import { InputMissingError, loadTicketInput, type TicketInput } from './input.js';
 import { TransformError, type Transformer } from '../engines/xslt/index.js';
 
@@ -107,13 +106,11 @@ export async function applyStylesheet(
  * renderer reads (XML once a stylesheet ran), its resources, and the time the stylesheets took.
  */
 export async function transformedInput(
-  ctx: Context,
+  { ctx, ticket, params, received }: StepInput,
   transformer: Transformer,
-  ticket: TicketRow,
-  params: TicketParams,
   log: { info(message: string): void },
 ): Promise<TicketInput & { msecs: number }> {
-  const job = await loadTicketInput(ctx, ticket, params).catch((err: unknown) => {
+  const job = await loadTicketInput(ctx, ticket, params, received).catch((err: unknown) => {
     throw err instanceof InputMissingError ? new StepFailure(ticketErrorCodes.input, err.message) : err;
   });
   let { data, dataType } = job;

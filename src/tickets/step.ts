@@ -11,6 +11,11 @@ export interface StepInput {
   readonly params: TicketParams;
   /** The effective configuration, resolved once per ticket step and shared with the worker's redelivery rules. */
   readonly config: StepConfigs;
+  /**
+   * The input as intake received it, when intake handed the ticket straight to this process's
+   * worker: its stored copy may still be being written, so the step reads this instead.
+   */
+  readonly received?: Buffer;
 }
 
 /**

@@ -1,19 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isBlobOutage } from '../blobs/index.js';
-import { stepConfigs, type StepConfigs } from '../repository/step-configs.js';
-import type { Context, LocalWorker, TicketLease } from '../context.js';
+import { stepConfigs } from '../repository/step-configs.js';
+import type { Context, HandedTicket, LocalWorker, TicketLease } from '../context.js';
 import { ticketErrorCodes } from '../errors.js';
 import { stepUsage } from '../stats/index.js';
-import { tickets, type AttemptEnd, type Notifier, type TicketPatch, type TicketRow } from '../store/index.js';
+import { tickets, type AttemptEnd, type Notifier, type TicketRow } from '../store/index.js';
 import type { TicketParams } from './params.js';
-import { errorStep, stepAfter } from './pipeline.js';
-import { redeliveryDelay } from './redelivery.js';
 import type { Step, StepOutcome } from './step.js';
-
-/** Steps whose config.ion holds `redeliverOnError`; the others (convert, aggregate) are never redelivered. */
-const redeliverySteps = ['renderpdf', 'renderpptx', 'upload', 'callback', 'error'] as const;
-const hasRedeliveryRules = (step: string): step is (typeof redeliverySteps)[number] => (redeliverySteps as readonly string[]).includes(step);
+import { stepPatch } from './step-patch.js';
 import { reportStep } from './step-report.js';
 
 /**
@@ -25,8 +20,8 @@ export class Worker implements LocalWorker {
   /** Lease owner name: host and process id tell an operator (or a test) whose lease a ticket holds. */
   readonly id = `w-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly active = new Set<Promise<void>>();
-  /** Steps running now: the attempt that claimed each ticket, and its lease renewal timer. */
-  private readonly inFlight = new Map<string, { ref: { id: string; attempt: number; owner: string }; renew: NodeJS.Timeout }>();
+  /** Steps running now: the attempt that claimed each ticket, its lease renewal timer, and for a ticket intake handed over, its storing. */
+  private readonly inFlight = new Map<string, { ref: { id: string; attempt: number; owner: string }; renew: NodeJS.Timeout; stored?: Promise<void> }>();
   /** Tickets handed back at shutdown: whatever their steps still return is dropped. */
   private readonly released = new Set<string>();
   private readonly implemented: ReadonlySet<string>;
@@ -84,10 +79,10 @@ export class Worker implements LocalWorker {
     return {
       owner: this.id,
       until: this.ctx.now() + this.ctx.settings.leaseMs,
-      start: (row) => {
+      start: (row, handed) => {
         if (!close()) return;
-        if (this.running) this.launch(row);
-        else void this.handBack(row);
+        if (this.running) this.launch(row, handed);
+        else void handed.stored.then(() => this.handBack(row), () => {});
       },
       cancel: () => void close(),
     };
@@ -115,9 +110,11 @@ export class Worker implements LocalWorker {
     clearTimeout(timer);
     if (finished) return;
     const now = this.ctx.now();
-    for (const [id, { ref, renew }] of this.inFlight) {
+    for (const [id, { ref, renew, stored }] of this.inFlight) {
       clearInterval(renew);
       this.released.add(id);
+      // A ticket intake is still storing has no row to release yet.
+      await stored?.catch(() => {});
       const ok = await tickets.releaseLease(this.ctx.db.kysely, ref, now).catch((err: unknown) => {
         this.ctx.logger.error({ err, ticket: id }, 'could not release a running ticket; it waits for its lease to run out');
         return false;
@@ -171,9 +168,9 @@ export class Worker implements LocalWorker {
     }
   }
 
-  /** Runs the step of a ticket this worker holds the lease of. */
-  private launch(t: TicketRow): void {
-    const p = this.process(t).catch((err: unknown) => this.ctx.logger.error({ err, ticket: t.id }, 'step crashed'));
+  /** Runs the step of a ticket this worker holds the lease of (or will, once intake has stored it). */
+  private launch(t: TicketRow, handed?: HandedTicket): void {
+    const p = this.process(t, handed).catch((err: unknown) => this.ctx.logger.error({ err, ticket: t.id }, 'step crashed'));
     this.active.add(p);
     void p.finally(() => {
       this.active.delete(p);
@@ -190,7 +187,7 @@ export class Worker implements LocalWorker {
     else this.ctx.logger.warn({ ticket: row.id }, 'could not release a ticket handed over at shutdown; it waits for its lease to run out');
   }
 
-  private async process(ticket: TicketRow): Promise<void> {
+  private async process(ticket: TicketRow, handed?: HandedTicket): Promise<void> {
     const { ctx } = this;
     const stepName = ticket.next!;
     const step = this.steps.get(stepName);
@@ -200,14 +197,14 @@ export class Worker implements LocalWorker {
     const renew = setInterval(() => {
       tickets.renewLease(ctx.db.kysely, ticket.id, ticket.attempt, this.id, ctx.now() + ctx.settings.leaseMs).catch((err: unknown) => ctx.logger.warn({ err }, 'lease renewal failed'));
     }, Math.max(250, Math.floor(ctx.settings.leaseMs / 3)));
-    this.inFlight.set(ticket.id, { ref, renew });
+    this.inFlight.set(ticket.id, { ref, renew, ...(handed ? { stored: handed.stored } : {}) });
     const claimedAt = ctx.now();
     const started = performance.now();
     ctx.logger.debug({ ticket: ticket.id, tenant: ticket.tenant, project: ticket.project, step: stepName, attempt: ticket.attempt }, 'step claimed');
     let outcome: StepOutcome;
     try {
       outcome = step
-        ? await step.run({ ctx, ticket, params, config })
+        ? await step.run({ ctx, ticket, params, config, ...(handed ? { received: handed.input } : {}) })
         : { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `no worker implements step ${stepName}`, artifacts: [] };
     } catch (err) {
       // A blob store outage is no bug: its message says what is wrong, and its code is redeliverable.
@@ -222,12 +219,13 @@ export class Worker implements LocalWorker {
       clearInterval(renew);
       this.inFlight.delete(ticket.id);
     }
-    if (this.released.has(ticket.id)) {
-      // Stopped by the shutdown, not failed: the next worker runs the step again.
+    // Stopped by the shutdown, not failed: the next worker runs the step again. Or intake could
+    // not store the ticket it handed over: there is no row to complete, and its client has the error.
+    if (this.released.has(ticket.id) || (handed && !(await handed.stored.then(() => true, () => false)))) {
       await Promise.all(outcome.artifacts.filter((a) => !a.data).map((a) => ctx.blobs.delete(a.blob_key))).catch(() => {});
       return;
     }
-    const patch = await this.patchFor(ticket, stepName, params, config, outcome);
+    const patch = await stepPatch({ ticket, step: stepName, params, config, outcome, implemented: this.implemented, now: ctx.now() });
     const end: AttemptEnd = outcome.kind === 'deferred' ? 'forget' : { outcome: outcome.kind, errorCode: outcome.kind === 'failed' ? outcome.errorCode : null, at: ctx.now() };
     const committed = await tickets.completeStep(ctx.db.kysely, ref, patch, outcome.artifacts, stepUsage(ticket, stepName, outcome, patch), end);
     if (!committed) {
@@ -252,46 +250,5 @@ export class Worker implements LocalWorker {
       await tickets.makeDue(db, part.aggregate_id!, this.ctx.now());
       await this.notifier.publish('new').catch(() => {});
     }
-  }
-
-  private async patchFor(ticket: TicketRow, step: string, params: TicketParams, config: StepConfigs, outcome: StepOutcome): Promise<TicketPatch> {
-    const now = this.ctx.now();
-    const messages = [...(JSON.parse(ticket.messages) as string[]), ...(outcome.messages ?? [])];
-    const base: TicketPatch = {
-      updated: now,
-      messages: JSON.stringify(messages.slice(-100)),
-      processing_msecs: ticket.processing_msecs + (outcome.kind === 'deferred' ? 0 : (outcome.msecs ?? 0)),
-    };
-    if (outcome.kind === 'deferred') {
-      return { ...base, run_after: outcome.runAfter };
-    }
-    // The error step reports an earlier failure: it is the last step, and that failure's code and
-    // message stay on the ticket (also for its own redeliveries, whose body must repeat them).
-    const reporting = step === 'error';
-    if (outcome.kind === 'succeeded') {
-      const next = reporting ? null : stepAfter(step, params, this.implemented);
-      return {
-        ...base,
-        status: `${step}.succeeded`,
-        next,
-        complete: next ? 0 : 1,
-        completed: next ? null : now,
-        run_after: now,
-        ...(reporting ? {} : { error_code: null, error_message: null }),
-        ...(outcome.pages !== undefined ? { processing_pages: ticket.processing_pages + outcome.pages } : {}),
-        ...(outcome.outputName ? { output_name: outcome.outputName } : {}),
-        ...(outcome.shipped ? { shipped: 1 } : {}),
-      };
-    }
-    const rules = hasRedeliveryRules(step) ? await config.of(step).then((c) => c.redeliverOnError, () => undefined) : undefined;
-    const delay = redeliveryDelay(rules, outcome.errorCode, ticket.redeliveries, now - ticket.created);
-    const failed = { ...base, status: `${step}.failed`, ...(reporting ? {} : { error_code: outcome.errorCode, error_message: outcome.errorMessage }) };
-    if (delay !== null) {
-      // A receiver's Retry-After can lengthen the configured interval, never shorten it.
-      const wait = Math.max(delay, outcome.retryAfterMs ?? 0);
-      return { ...failed, next: step, run_after: now + wait, redeliveries: ticket.redeliveries + 1 };
-    }
-    const next = reporting ? null : errorStep(params, this.implemented);
-    return { ...failed, next, complete: next ? 0 : 1, completed: next ? null : now, run_after: now };
   }
 }

@@ -33,7 +33,7 @@ export function renderPdfStep(deps: { typst: TypstEngine; mupdf: MupdfEngine; tr
       const warnings: string[] = [];
       try {
         log.info(`ticket ${ticket.id} tenant ${ticket.tenant} project ${ticket.project} attempt ${ticket.attempt}`);
-        const job = await transformedInput(ctx, deps.transformer, ticket, params, log);
+        const job = await transformedInput(input, deps.transformer, log);
         const { data, dataType } = job;
         msecs += job.msecs;
         if (dataType === 'xml') content = data;

@@ -37,7 +37,8 @@ const optionNames: (keyof PptxOptions)[] = [
 export function renderPptxStep(deps: { transformer: Transformer }): Step {
   return {
     name: target.step,
-    async run({ ctx, ticket, params, config: configs }: StepInput): Promise<StepOutcome> {
+    async run(input: StepInput): Promise<StepOutcome> {
+      const { ctx, ticket, params, config: configs } = input;
       const config = await configs.of(target.step);
       const keep = await retentionPlan(ctx, ticket.tenant, ticket.project, config, retentionDefaults[target.step]);
       const pptxLog = config.pptxLog ?? 'enableLogOnError';
@@ -47,7 +48,7 @@ export function renderPptxStep(deps: { transformer: Transformer }): Step {
       const started = performance.now();
       try {
         log.info(`ticket ${ticket.id} tenant ${ticket.tenant} project ${ticket.project} attempt ${ticket.attempt}`);
-        const job = await transformedInput(ctx, deps.transformer, ticket, params, log);
+        const job = await transformedInput(input, deps.transformer, log);
         const { data, dataType } = job;
         if (dataType !== 'xml') throw new StepFailure(ticketErrorCodes.input, 'renderpptx needs XML in the presentation format; add a transform for JSON input');
         content = data;
