@@ -56,6 +56,17 @@ describeEachStore('render processes keep shared files between jobs', (kind) => {
     assert.match(await render(t, tokens.jobs, 'shop-note-2'), /Repo: shop-note-2 Zip: shop-note-2/);
   });
 
+  it("does not let a job read a file of the job before it that it lacks itself", async () => {
+    assert.match(await render(t, tokens.jobs, 'zip-C'), /Zip: zip-C/);
+    // The next job on the one process has no images/extra.txt: its read fails as on a fresh process.
+    const [id] = await submit(t, tokens.jobs, await zipOf({ 'data.xml': '<data/>' }), { contentType: 'application/zip', query: 'documentTemplate=reads' });
+    const s = await waitComplete(t, tokens.jobs, id!);
+    assert.equal(s.status, 'renderpdf.failed', JSON.stringify(s));
+    assert.match(s.errorMessage ?? '', /images\/extra\.txt/);
+    // And the file is back for a job that has it again.
+    assert.match(await render(t, tokens.jobs, 'zip-D'), /Zip: zip-D/);
+  });
+
   it('renders with a repository font, also when the font is sent by hash', async () => {
     const font = readFileSync(createRequire(import.meta.url).resolve('pdfjs-dist/standard_fonts/LiberationSans-Italic.ttf'));
     await putFile(t, tokens.admin, 'tenants/acme/projects/shop/fonts/LiberationSans-Italic.ttf', font);
