@@ -1,5 +1,8 @@
 // HTTP client helpers for the benchmark: tokens, tenant and project set-up, repository
-// uploads, render submissions and waiting for the queue to drain.
+// uploads, render submissions and waiting for the queue to drain. Submissions go through
+// undici's request(), not fetch(): the client shares the machine's cores with the service, and
+// fetch() spent 1.0 ms of CPU per 60 KB submission here against 0.44 ms for request().
+import { request } from 'undici';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -58,30 +61,31 @@ export class ProjectClient {
   /** An asynchronous render request: status, milliseconds to the whole answer, the ticket ids. */
   async submit(body: Buffer, query: string, contentType = 'application/zip'): Promise<Submission> {
     const started = performance.now();
-    const res = await fetch(this.renderUrl(query), { method: 'POST', body, headers: { ...this.jobs, 'content-type': contentType, accept: 'application/json' } });
-    const text = await res.text();
+    const res = await request(this.renderUrl(query), { method: 'POST', body, headers: { ...this.jobs, 'content-type': contentType, accept: 'application/json' } });
+    const text = await res.body.text();
     const ms = performance.now() - started;
-    const tickets = res.status === 202 ? (JSON.parse(text) as { tickets: { id: string }[] }).tickets.map((t) => t.id) : [];
-    return { status: res.status, ms, tickets };
+    const tickets = res.statusCode === 202 ? (JSON.parse(text) as { tickets: { id: string }[] }).tickets.map((t) => t.id) : [];
+    return { status: res.statusCode, ms, tickets };
   }
 
   /** A synchronous render (`timeToWait`): milliseconds until the whole PDF is read. */
   async renderSync(body: Buffer, query: string, contentType = 'application/zip'): Promise<{ ms: number; bytes: number; ticket: string }> {
     const started = performance.now();
     const url = this.renderUrl(`timeToWait=1200000${query ? `&${query}` : ''}`);
-    const res = await fetch(url, { method: 'POST', body, headers: { ...this.jobs, 'content-type': contentType, accept: 'application/pdf' } });
-    if (res.status !== 200) {
-      const text = await res.text();
+    const res = await request(url, { method: 'POST', body, headers: { ...this.jobs, 'content-type': contentType, accept: 'application/pdf' } });
+    if (res.statusCode !== 200) {
+      const text = await res.body.text();
       let message = text;
       try {
         message = (JSON.parse(text) as { message?: string }).message ?? text;
       } catch {
         // not JSON: the text as it is
       }
-      throw new Error(`sync render: ${res.status} ${message}`);
+      throw new Error(`sync render: ${res.statusCode} ${message}`);
     }
-    const bytes = (await res.arrayBuffer()).byteLength;
-    return { ms: performance.now() - started, bytes, ticket: res.headers.get('x-ticket-id') ?? '' };
+    const bytes = (await res.body.arrayBuffer()).byteLength;
+    const ticket = res.headers['x-ticket-id'];
+    return { ms: performance.now() - started, bytes, ticket: typeof ticket === 'string' ? ticket : '' };
   }
 
   async openTickets(): Promise<number> {
