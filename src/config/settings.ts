@@ -21,6 +21,8 @@ export interface Settings {
   readonly databaseUrl: string | null;
   /** PostgreSQL schema to use (tests give each run its own). @defaultValue public */
   readonly databaseSchema: string;
+  /** Send the every-ticket statements to PostgreSQL as named (server-side) prepared statements. @defaultValue true */
+  readonly databaseNamedStatements: boolean;
   /** Blob store location: empty means files under dataDir/blobs; `file:///path` another folder; `s3://bucket/prefix` a bucket. */
   readonly blobUrl: string | null;
   /** Endpoint of an S3-compatible server (MinIO, Ceph RGW, …); empty means AWS S3. */
@@ -183,6 +185,11 @@ export const definitions: Definitions = {
       if (!/^[a-z_][a-z0-9_]{0,62}$/.test(v)) throw new SettingError('PRESSROOM_DATABASE_SCHEMA must be a plain lower-case identifier');
       return v;
     },
+  },
+  databaseNamedStatements: {
+    env: 'PRESSROOM_DATABASE_NAMED_STATEMENTS',
+    doc: 'PostgreSQL: keep the statements every ticket runs parsed on each connection (`true`), or send every statement unnamed (`false`, for a pooler in transaction mode that cannot carry named statements).',
+    parse: bool('PRESSROOM_DATABASE_NAMED_STATEMENTS', true),
   },
   blobUrl: {
     env: 'PRESSROOM_BLOB_URL',

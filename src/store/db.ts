@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Settings } from '../config/settings.js';
 import { migrationsFor } from './migrations/index.js';
 import { PressroomPostgresDialect } from './pg-dialect.js';
+import { sendNamedStatements } from './pg-statements.js';
 import { openSqliteFile, reclaimSqliteSpace } from './sqlite-file.js';
 import type { Database } from './schema.js';
 
@@ -48,6 +49,7 @@ export function openDb(settings: Settings): Db {
       options: `-c search_path=${settings.databaseSchema}`,
     };
     const pool = new pg.Pool(config);
+    if (settings.databaseNamedStatements) sendNamedStatements(pool);
     const kysely = new Kysely<Database>({ dialect: new PressroomPostgresDialect({ pool }) });
     return {
       kysely,

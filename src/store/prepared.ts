@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { keepParsed } from './pg-statements.js';
 import type { Database } from './schema.js';
 
 // A parameter value no caller passes: it marks the place of a run's value in a compiled query.
@@ -40,7 +41,10 @@ export class Prepared<V extends Record<string, unknown>, R> {
     let query = shapes.get(shape);
     if (!query) {
       query = this.build(db, slots as Slots<V>, shape).compile();
-      if (shapes.size < MAX_SHAPES) shapes.set(shape, query);
+      if (shapes.size < MAX_SHAPES) {
+        shapes.set(shape, query);
+        keepParsed(query.sql);
+      }
     }
     return query;
   }
