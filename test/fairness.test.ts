@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { PRIORITY_COUNT_MAX } from '../src/store/tickets.js';
 import { putFile, setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { describeEachStore } from './helpers/stores.js';
@@ -15,6 +16,7 @@ describeEachStore('fair priority, parallel limits and quotas', (kind) => {
     await setupProject(t, 'acme', 'b');
     await setupProject(t, 'acme', 'c');
     await setupProject(t, 'acme', 'q');
+    await setupProject(t, 'acme', 'r');
   });
   after(() => t.close());
 
@@ -53,6 +55,45 @@ describeEachStore('fair priority, parallel limits and quotas', (kind) => {
     }
     assert.equal(most, 1);
     for (const id of ids) assert.equal((await waitComplete(t, c, id, 10_000, 'acme', 'c')).status, 'renderpdf.succeeded');
+  });
+
+  it('counts a flooding project\'s last minute only up to a bound, and a quiet one exactly', async () => {
+    // Tickets the project accepted in the last minute, written directly (done, so no worker
+    // takes them): more than the count goes up to.
+    const db = t.server.ctx.db.kysely;
+    const now = Date.now();
+    const rows = Array.from({ length: PRIORITY_COUNT_MAX + 100 }, (_, i) => ({
+      id: `0FLOOD${String(i).padStart(20, '0')}`,
+      tenant: 'acme',
+      project: 'r',
+      user_name: 'u',
+      target: 'pdf',
+      status: 'renderpdf.succeeded',
+      complete: 1,
+      run_after: now,
+      params: '{}',
+      input_type: 'xml',
+      priority: 0,
+      attempt: 1,
+      redeliveries: 0,
+      messages: '[]',
+      input_size: 0,
+      processing_msecs: 0,
+      processing_pages: 0,
+      shipped: 0,
+      created: now - 1000,
+      updated: now - 1000,
+    }));
+    for (let i = 0; i < rows.length; i += 200) await db.insertInto('tickets').values(rows.slice(i, i + 200)).execute();
+    const r = await t.token('acme', 'r', 'jobs');
+    const [flooded] = await submit(t, r, doc, { project: 'r' });
+    const b = await t.token('acme', 'b', 'jobs');
+    const before = Number((await db.selectFrom('tickets').select((eb) => eb.fn.countAll<number>().as('n')).where('project', '=', 'b').where('created', '>=', Date.now() - 50_000).executeTakeFirstOrThrow()).n);
+    const [quiet] = await submit(t, b, doc, { project: 'b' });
+    const priorityOf = async (id: string) => (await db.selectFrom('tickets').select('priority').where('id', '=', id).executeTakeFirstOrThrow()).priority;
+    assert.equal(await priorityOf(flooded!), PRIORITY_COUNT_MAX);
+    assert.ok((await priorityOf(quiet!)) >= before && (await priorityOf(quiet!)) <= 10, `project b's priority counts its few recent tickets: ${await priorityOf(quiet!)} (${before} seen)`);
+    assert.equal((await waitComplete(t, r, flooded!, 60_000, 'acme', 'r')).status, 'renderpdf.succeeded');
   });
 
   it('answers 402 once the monthly quota is used, storing nothing', async () => {

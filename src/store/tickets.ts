@@ -56,16 +56,28 @@ export async function deleteTicketsOf(db: Kysely<Database>, tenant: string, proj
   });
 }
 
+/**
+ * Fair priority counts a project's recent tickets only up to here: every request pays for the
+ * entries it counts, and a project past this many a minute is a bulk sender however far past.
+ */
+export const PRIORITY_COUNT_MAX = 1000;
+
 const createdSince = new Prepared<{ tenant: string; project: string; since: number }, { n: number }>((db, v) =>
   db
-    .selectFrom('tickets')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('tenant', '=', v.tenant)
-    .where('project', '=', v.project)
-    .where('created', '>=', v.since),
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('tickets')
+        .select('created')
+        .where('tenant', '=', v.tenant)
+        .where('project', '=', v.project)
+        .where('created', '>=', v.since)
+        .limit(PRIORITY_COUNT_MAX)
+        .as('recent'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('n')),
 );
 
-/** Tickets a project accepted since `since` (fair priority: the recent request rate). */
+/** Tickets a project accepted since `since`, up to {@link PRIORITY_COUNT_MAX} (fair priority: the recent request rate). */
 export async function countCreatedSince(db: Kysely<Database>, tenant: string, project: string, since: number): Promise<number> {
   const { rows } = await createdSince.execute(db, db, { tenant, project, since });
   return Number(rows[0]!.n);
