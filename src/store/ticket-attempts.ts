@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './db.js';
-import { Prepared, rowSlots, rowValues } from './prepared.js';
+import { Prepared, rowSlots, rowValues, type Slots } from './prepared.js';
 import type { ArtifactsTable, Database } from './schema.js';
 import { addUsage, type StatsRow } from './stats.js';
 import { forget as forgetAttempt, recordEnd, recordStart } from './step-events.js';
@@ -14,61 +14,80 @@ import type { ArtifactRow, TicketPatch, TicketRow } from './tickets.js';
  * Claims up to `limit` due tickets for `owner`: sets the lease, bumps the attempt, and counts a
  * redelivery when the previous holder never finished (its lease ran out). Atomic on both engines:
  * PostgreSQL skips rows other workers hold; SQLite runs one writer at a time. The start of each
- * claimed attempt's step goes into the timeline in the same transaction.
+ * claimed attempt's step goes into the timeline with it: on SQLite in the same transaction, on
+ * PostgreSQL in the same statement (a data-modifying WITH), which is one round trip instead of
+ * four (BEGIN, the claim, the timeline, COMMIT).
  */
 export async function claimDue(db: Kysely<Database>, dialect: Dialect, owner: string, now: number, leaseMs: number, limit: number): Promise<TicketRow[]> {
+  const values = { owner, until: now + leaseMs, now, limit };
+  if (dialect.skipLocked) return (await claimLockedWithStart.execute(db, db, values)).rows;
   return db.transaction().execute(async (trx) => {
-    const { rows: claimed } = await (dialect.skipLocked ? claimLocked : claim).execute(db, trx, { owner, until: now + leaseMs, now, limit });
+    const { rows: claimed } = await claim.execute(db, trx, values);
     for (const t of claimed) await recordStart(trx, t.id, t.attempt, t.next!, now, db);
     return claimed;
   });
 }
 
+type ClaimValues = { owner: string; until: number; now: number; limit: number };
+
 /** The claim as one statement; PostgreSQL skips the rows other workers hold. */
-function claimStatement(skipLocked: boolean): Prepared<{ owner: string; until: number; now: number; limit: number }, TicketRow> {
-  return new Prepared((db, v) => {
-    let due = db
-      .selectFrom('tickets')
-      .select('id')
-      .where('next', 'is not', null)
-      .where('run_after', '<=', v.now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', v.now)]))
-      // A project at its parallel limit waits; the count is of live leases of its other tickets.
-      .where((eb) =>
-        eb.or([
-          eb('max_parallel', 'is', null),
-          eb(
-            eb
-              .selectFrom('tickets as busy')
-              .select((e) => e.fn.countAll<number>().as('n'))
-              .whereRef('busy.tenant', '=', 'tickets.tenant')
-              .whereRef('busy.project', '=', 'tickets.project')
-              .where('busy.lease_until', '>=', v.now),
-            '<',
-            eb.ref('max_parallel'),
-          ),
-        ]),
-      )
-      .orderBy('priority')
-      .orderBy('run_after')
-      .orderBy('id')
-      .limit(v.limit);
-    if (skipLocked) due = due.forUpdate().skipLocked();
-    return db
-      .updateTable('tickets')
-      .set({
-        lease_owner: v.owner,
-        lease_until: v.until,
-        attempt: sql<number>`attempt + 1`,
-        redeliveries: sql<number>`redeliveries + case when lease_owner is null then 0 else 1 end`,
-        updated: v.now,
-      })
-      .where('id', 'in', due)
-      .returningAll();
-  });
+function claimUpdate(db: Kysely<Database>, v: Slots<ClaimValues>, skipLocked: boolean) {
+  let due = db
+    .selectFrom('tickets')
+    .select('id')
+    .where('next', 'is not', null)
+    .where('run_after', '<=', v.now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', v.now)]))
+    // A project at its parallel limit waits; the count is of live leases of its other tickets.
+    .where((eb) =>
+      eb.or([
+        eb('max_parallel', 'is', null),
+        eb(
+          eb
+            .selectFrom('tickets as busy')
+            .select((e) => e.fn.countAll<number>().as('n'))
+            .whereRef('busy.tenant', '=', 'tickets.tenant')
+            .whereRef('busy.project', '=', 'tickets.project')
+            .where('busy.lease_until', '>=', v.now),
+          '<',
+          eb.ref('max_parallel'),
+        ),
+      ]),
+    )
+    .orderBy('priority')
+    .orderBy('run_after')
+    .orderBy('id')
+    .limit(v.limit);
+  if (skipLocked) due = due.forUpdate().skipLocked();
+  return db
+    .updateTable('tickets')
+    .set({
+      lease_owner: v.owner,
+      lease_until: v.until,
+      attempt: sql<number>`attempt + 1`,
+      redeliveries: sql<number>`redeliveries + case when lease_owner is null then 0 else 1 end`,
+      updated: v.now,
+    })
+    .where('id', 'in', due)
+    .returningAll();
 }
-const claim = claimStatement(false);
-const claimLocked = claimStatement(true);
+
+const claim = new Prepared<ClaimValues, TicketRow>((db, v) => claimUpdate(db, v, false));
+
+/** PostgreSQL: the claim and the start of each claimed attempt in the timeline, as one statement. */
+const claimLockedWithStart = new Prepared<ClaimValues, TicketRow>((db, v) =>
+  db
+    .with('claimed', () => claimUpdate(db, v, true))
+    .with('started', (w) =>
+      w
+        .insertInto('step_events')
+        .columns(['ticket', 'attempt', 'step', 'started'])
+        .expression((eb) => eb.selectFrom('claimed').select((c) => [c.ref('claimed.id').as('ticket'), c.ref('claimed.attempt').as('attempt'), c.ref('claimed.next').as('step'), sql<number>`cast(${v.now} as bigint)`.as('started')]))
+        .onConflict((oc) => oc.columns(['ticket', 'attempt']).doNothing()),
+    )
+    .selectFrom('claimed')
+    .selectAll(),
+);
 
 /** Extends a lease; false when the attempt is no longer ours. */
 export async function renewLease(db: Kysely<Database>, id: string, attempt: number, owner: string, until: number): Promise<boolean> {
