@@ -77,9 +77,9 @@ describeEachStore('prepared statements', (kind) => {
     const stored = (await tickets.findTicket(db, row.id))!;
     assert.deepEqual([stored.messages, stored.foreign_key], ['[]', null], 'an undefined column takes its default');
     const patch = { status: 'no-such-step.failed', next: null, complete: 1, completed: now, error_code: '500', error_message: undefined };
-    assert.equal(await tickets.completeStep(db, { id: row.id, attempt: 1, owner: 'test-owner' }, patch, []), true);
+    assert.equal(await tickets.completeStep(db, t.server.ctx.db.dialect, { id: row.id, attempt: 1, owner: 'test-owner' }, patch, []), true);
     const done = (await tickets.findTicket(db, row.id))!;
     assert.deepEqual([done.status, done.complete, done.error_code, done.error_message, done.lease_owner], ['no-such-step.failed', 1, '500', 'kept', null], 'an undefined value changes nothing');
-    assert.equal(await tickets.completeStep(db, { id: row.id, attempt: 1, owner: 'test-owner' }, patch, []), false, 'the lease is gone');
+    assert.equal(await tickets.completeStep(db, t.server.ctx.db.dialect, { id: row.id, attempt: 1, owner: 'test-owner' }, patch, []), false, 'the lease is gone');
   });
 });

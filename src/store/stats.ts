@@ -21,7 +21,7 @@ export const statsCounters = [
   'cache_hits',
 ] as const satisfies readonly (keyof StatsTable)[];
 
-const statsColumns = ['tenant', 'project', 'unit', 'start', ...statsCounters] as const satisfies readonly (keyof StatsTable)[];
+export const statsColumns = ['tenant', 'project', 'unit', 'start', ...statsCounters] as const satisfies readonly (keyof StatsTable)[];
 
 /** Counter rows added to their interval rows; the shape is their number. */
 const usageUpsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) => {

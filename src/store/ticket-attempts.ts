@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './db.js';
+import { artifactColumnList, artifactColumns, commitStepPostgres } from './pg-completion.js';
 import { Prepared, rowSlots, rowValues, type Slots } from './prepared.js';
-import type { ArtifactsTable, Database } from './schema.js';
+import type { Database } from './schema.js';
 import { addUsage, type StatsRow } from './stats.js';
 import { forget as forgetAttempt, recordEnd, recordStart } from './step-events.js';
 import type { ArtifactRow, TicketPatch, TicketRow } from './tickets.js';
@@ -104,32 +105,32 @@ export async function renewLease(db: Kysely<Database>, id: string, attempt: numb
 /** How an attempt ended, for the timeline: an outcome, or `forget` for a deferral that changed nothing. */
 export type AttemptEnd = { outcome: 'succeeded' | 'failed'; errorCode: string | null; at: number } | 'forget';
 
-/** The artifact columns an upsert of an existing (ticket, name) replaces. */
-const artifactColumns = ['blob_key', 'size', 'content_type', 'kind', 'keep_until', 'keep_rule', 'created', 'data'] as const satisfies readonly (keyof ArtifactsTable)[];
-
 /**
  * Commits a step's outcome and the next step together, with the artifacts it produced, its
  * usage counters and the end of the attempt in the timeline, only if `attempt` still holds
- * the lease. False means a newer attempt owns the ticket (and nothing was written).
+ * the lease. False means a newer attempt owns the ticket (and nothing was written). SQLite
+ * runs it as a transaction; PostgreSQL as one statement ({@link commitStepPostgres}).
  */
 export async function completeStep(
   db: Kysely<Database>,
+  dialect: Dialect,
   ref: { id: string; attempt: number; owner: string },
   patch: TicketPatch,
   artifacts: ArtifactRow[],
   usage: readonly StatsRow[] = [],
   end?: AttemptEnd,
 ): Promise<boolean> {
+  // As Kysely's own update does, a column whose value is undefined is left out.
+  const columns = (Object.keys(patch) as (keyof TicketPatch)[]).filter((c) => patch[c] !== undefined).sort();
+  const values: Record<string, unknown> = {};
+  for (const c of columns) values[`set_${c}`] = patch[c];
+  // A name stored again (a redelivery's rewrite) is one row: PostgreSQL refuses a statement that
+  // would update one row twice, so the last row of a name wins.
+  const unique = [...new Map(artifacts.map((a) => [a.name, a])).values()];
+  if (dialect.kind === 'postgres') return commitStepPostgres(db, ref, { columns, values }, unique, usage, end);
   return db.transaction().execute(async (trx) => {
-    // As Kysely's own update does, a column whose value is undefined is left out.
-    const columns = (Object.keys(patch) as (keyof TicketPatch)[]).filter((c) => patch[c] !== undefined).sort();
-    const values: Record<string, unknown> = { id: ref.id, attempt: ref.attempt, owner: ref.owner };
-    for (const c of columns) values[`set_${c}`] = patch[c];
-    const res = await completion.execute(db, trx, values, columns.join(','));
+    const res = await completion.execute(db, trx, { ...values, id: ref.id, attempt: ref.attempt, owner: ref.owner }, columns.join(','));
     if (Number(res.numAffectedRows) !== 1) return false;
-    // A name stored again (a redelivery's rewrite) is one row: PostgreSQL refuses a statement that
-    // would update one row twice, so the last row of a name wins.
-    const unique = [...new Map(artifacts.map((a) => [a.name, a])).values()];
     if (unique.length > 0) await artifactInsert.execute(db, trx, rowValues(unique, artifactColumnList), String(unique.length));
     await addUsage(trx, usage, db);
     if (end === 'forget') await forgetAttempt(trx, ref.id, ref.attempt);
@@ -147,8 +148,6 @@ const completion = new Prepared<Record<string, unknown>, unknown>((db, v, shape)
     .where('attempt', '=', v.attempt as number)
     .where('lease_owner', '=', v.owner as string),
 );
-
-const artifactColumnList = ['ticket', 'name', ...artifactColumns] as const;
 
 /** Artifact rows, one statement for all; the shape is their number. */
 const artifactInsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) => {

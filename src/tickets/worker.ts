@@ -227,7 +227,7 @@ export class Worker implements LocalWorker {
     }
     const patch = await stepPatch({ ticket, step: stepName, params, config, outcome, implemented: this.implemented, now: ctx.now() });
     const end: AttemptEnd = outcome.kind === 'deferred' ? 'forget' : { outcome: outcome.kind, errorCode: outcome.kind === 'failed' ? outcome.errorCode : null, at: ctx.now() };
-    const committed = await tickets.completeStep(ctx.db.kysely, ref, patch, outcome.artifacts, stepUsage(ticket, stepName, outcome, patch), end);
+    const committed = await tickets.completeStep(ctx.db.kysely, ctx.db.dialect, ref, patch, outcome.artifacts, stepUsage(ticket, stepName, outcome, patch), end);
     if (!committed) {
       ctx.logger.warn({ ticket: ticket.id, attempt: ticket.attempt }, 'lease lost before the step finished; discarding its result');
       await Promise.all(outcome.artifacts.filter((a) => !a.data).map((a) => ctx.blobs.delete(a.blob_key)));
