@@ -73,7 +73,7 @@ describeEachStore('prepared statements', (kind) => {
       processing_pages: 0, group_id: null, part_index: null, output_name: null, shipped: 0, created: now, updated: now, completed: null,
       keep_input_until: null, aggregate_id: null, max_parallel: null,
     };
-    await tickets.insertTicketsCounted(db, [row as never], 'test-period');
+    await tickets.insertTicketsCounted(db, t.server.ctx.db.dialect, [row as never], 'test-period');
     const stored = (await tickets.findTicket(db, row.id))!;
     assert.deepEqual([stored.messages, stored.foreign_key], ['[]', null], 'an undefined column takes its default');
     const patch = { status: 'no-such-step.failed', next: null, complete: 1, completed: now, error_code: '500', error_message: undefined };

@@ -106,7 +106,7 @@ async function storeOne(
     // The blob before the row that points at it: a committed ticket always has its input.
     const stored = (async () => {
       if (!inline) await job.blobs.put(key, job.body);
-      await tickets.insertTicketsCounted(ctx.db.kysely, [row], quotaPeriod(job.now), lease ? job.now : undefined);
+      await tickets.insertTicketsCounted(ctx.db.kysely, ctx.db.dialect, [row], quotaPeriod(job.now), lease ? job.now : undefined);
     })();
     // The local worker renders from the body in hand meanwhile: storing is file system and
     // database round trips (over a millisecond) that need not delay a synchronous answer.

@@ -31,7 +31,8 @@ function parseShape(key: string): CommitShape {
   return { columns: columns.split(',').filter(Boolean), artifacts: Number(artifacts), usage: Number(usage), end };
 }
 
-const list = (parts: RawBuilder<unknown>[]): RawBuilder<unknown> => sql.join(parts, sql`, `);
+/** `a, b, c`: parts of a hand-written statement. */
+export const list = (parts: RawBuilder<unknown>[]): RawBuilder<unknown> => sql.join(parts, sql`, `);
 
 /** One row inserted from the slots `<prefix><column>` if the outcome was written. */
 function rowFromDone(v: Record<string, unknown>, table: string, columns: readonly string[], prefix: string, onConflict: RawBuilder<unknown>): RawBuilder<unknown> {

@@ -1,6 +1,8 @@
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { ArtifactsTable, Database, TicketsTable } from './schema.js';
 import { Prepared, rowSlots, rowValues } from './prepared.js';
+import type { Dialect } from './db.js';
+import { insertTicketPostgres } from './pg-intake.js';
 import { recordStart } from './step-events.js';
 
 export type TicketRow = Selectable<TicketsTable>;
@@ -94,10 +96,12 @@ export async function quotaUsage(db: Kysely<Database>, tenant: string, period: s
 /**
  * Inserts tickets and counts them against the quota period, in one transaction. With `startedAt`,
  * rows stored already leased (handed straight to a worker) get the start of their attempt in
- * the timeline, as a claim would record it.
+ * the timeline, as a claim would record it. One ticket on PostgreSQL is one statement
+ * ({@link insertTicketPostgres}).
  */
-export async function insertTicketsCounted(db: Kysely<Database>, rows: TicketRow[], period: string, startedAt?: number): Promise<void> {
+export async function insertTicketsCounted(db: Kysely<Database>, dialect: Dialect, rows: TicketRow[], period: string, startedAt?: number): Promise<void> {
   if (rows.length === 0) return;
+  if (rows.length === 1 && dialect.kind === 'postgres') return insertTicketPostgres(db, rows[0]!, period, startedAt);
   const { tenant, project } = rows[0]!;
   await db.transaction().execute(async (trx) => {
     for (let i = 0; i < rows.length; i += 200) {
