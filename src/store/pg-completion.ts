@@ -1,5 +1,5 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
-import { Prepared } from './prepared.js';
+import { Prepared, sqlList as list } from './prepared.js';
 import type { ArtifactsTable, Database } from './schema.js';
 import { statsColumns, statsCounters, type StatsRow } from './stats.js';
 import type { AttemptEnd } from './ticket-attempts.js';
@@ -30,9 +30,6 @@ function parseShape(key: string): CommitShape {
   const [columns, artifacts, usage, end] = key.split('|') as [string, string, string, CommitShape['end']];
   return { columns: columns.split(',').filter(Boolean), artifacts: Number(artifacts), usage: Number(usage), end };
 }
-
-/** `a, b, c`: parts of a hand-written statement. */
-export const list = (parts: RawBuilder<unknown>[]): RawBuilder<unknown> => sql.join(parts, sql`, `);
 
 /** One row inserted from the slots `<prefix><column>` if the outcome was written. */
 function rowFromDone(v: Record<string, unknown>, table: string, columns: readonly string[], prefix: string, onConflict: RawBuilder<unknown>): RawBuilder<unknown> {

@@ -1,6 +1,5 @@
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
-import { list } from './pg-completion.js';
-import { Prepared } from './prepared.js';
+import { Prepared, sqlList as list } from './prepared.js';
 import type { Database } from './schema.js';
 import type { TicketRow } from './tickets.js';
 

@@ -1,4 +1,4 @@
-import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import { keepParsed } from './pg-statements.js';
 import type { Database } from './schema.js';
 
@@ -67,4 +67,9 @@ export function rowValues<T extends object>(rows: readonly T[], columns: readonl
 /** The rows of a multi-row statement as `build` writes them: `count` rows of the slots {@link rowValues} fills. */
 export function rowSlots<T>(slots: Record<string, unknown>, count: number, columns: readonly string[]): T[] {
   return Array.from({ length: count }, (_, i) => Object.fromEntries(columns.map((c) => [c, slots[`${i}_${c}`]])) as T);
+}
+
+/** `a, b, c`: the parts of a statement written by hand with Kysely's `sql`, comma-separated. */
+export function sqlList(parts: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  return sql.join(parts, sql`, `);
 }
