@@ -177,6 +177,13 @@ describe('process pool', () => {
     await until('the grown process to end', () => !alive(first.pid));
     assert.deepEqual({ ...grown.stats(), replaced: undefined }, { size: 1, starting: 0, idle: 1, busy: 0, queued: 0, started: 2, replaced: undefined });
 
+    // A process that says how much it holds with each answer is judged by what it says.
+    const says = pool({ recycleRssBytes: 150 * MiB }, ['report-rss=200']);
+    const small = await says.run({ op: 'echo', value: '' });
+    assert.ok((residentBytes(small.pid) ?? 0) < 150 * MiB, 'the process really holds less than the threshold');
+    assert.equal(says.stats().replaced.recycled, 1);
+    await jobsUntilAnotherProcess(says, small.pid);
+
     const counted = pool({ recycleAfterJobs: 2 });
     const pids: number[] = [];
     for (let i = 0; i < 2; i++) pids.push((await counted.run({ op: 'echo', value: '' })).pid);

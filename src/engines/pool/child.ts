@@ -24,9 +24,10 @@ export function serveJobs<Job, Result, Progress = never>(handle: (job: Job, prog
   process.on('message', (message: JobMessage<Job>) => {
     void (async () => {
       try {
-        send({ id: message.id, result: await handle(message.job, (progress) => send({ id: message.id, progress })) }, after);
+        const result = await handle(message.job, (progress) => send({ id: message.id, progress }));
+        send({ id: message.id, result, rss: process.memoryUsage.rss() }, after);
       } catch (err) {
-        send({ id: message.id, error: err instanceof Error ? err.message : String(err) }, after);
+        send({ id: message.id, error: err instanceof Error ? err.message : String(err), rss: process.memoryUsage.rss() }, after);
       }
     })();
   });

@@ -163,7 +163,7 @@ export class ProcessPool<Job, Result, Progress = never> {
     const task = slot.finish();
     if (!task) return;
     if (this.replacementReady(slot)) this.retire(slot);
-    else this.afterJob(slot);
+    else this.afterJob(slot, message.rss);
     if ('error' in message) task.reject(new PoolError('crash', `${this.opts.name} process failed: ${message.error}`));
     else task.resolve(message.result);
     this.pump();
@@ -174,10 +174,10 @@ export class ProcessPool<Job, Result, Progress = never> {
    * replacement starts first and the grown process goes on serving until that one is ready,
    * so recycling costs no job a wait (a cold start is a few hundred milliseconds).
    */
-  private afterJob(slot: ProcessSlot<Task<Job, Result, Progress>>): void {
+  private afterJob(slot: ProcessSlot<Task<Job, Result, Progress>>, reported: number | undefined): void {
     if (slot.recycling) return;
     const { recycleRssBytes, recycleAfterJobs, shareMemory } = this.opts;
-    const rss = (recycleRssBytes === undefined && !shareMemory) || slot.pid === undefined ? undefined : residentBytes(slot.pid);
+    const rss = (recycleRssBytes === undefined && !shareMemory) || slot.pid === undefined ? undefined : (reported ?? residentBytes(slot.pid));
     // What an idle process holds counts against what its neighbours may borrow.
     if (rss !== undefined) slot.rss = rss;
     const grown = rss !== undefined && recycleRssBytes !== undefined && rss > recycleRssBytes;

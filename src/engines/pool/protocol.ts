@@ -11,9 +11,13 @@ export interface JobMessage<Job> {
  * Child → parent: `ready` once, when the process has loaded its engine; then, per job, any
  * number of `progress` messages (each restarts the job's time limit) and one `result` — or
  * `error` when the child's handler threw (the process stays usable).
+ *
+ * `rss` is the child's resident bytes as it answers. A child that says it spares the parent a
+ * read of /proc/<pid>/status per job, which costs the server's one thread more than the child's
+ * own count costs the child; the pool reads /proc for a child that does not say.
  */
 export type ChildMessage<Result, Progress> =
   | { ready: true }
   | { id: number; progress: Progress }
-  | { id: number; result: Result }
-  | { id: number; error: string };
+  | { id: number; result: Result; rss?: number }
+  | { id: number; error: string; rss?: number };
