@@ -12,8 +12,8 @@ export interface JobMessage<Job> {
  * number of `progress` messages (each restarts the job's time limit) and one `result` — or
  * `error` when the child's handler threw (the process stays usable).
  *
- * `rss` is the child's resident bytes as it answers, before any after-job trim (so never less
- * than it holds idle). A child that says it spares the parent a read of /proc/<pid>/status per
+ * `rss` is the child's resident bytes as it answers, before any after-job trim (so if anything
+ * above what it holds idle). A child that says it spares the parent a read of /proc/<pid>/status per
  * job, which costs the server's one thread more than the child's own count costs the child; the
  * pool reads /proc for a child that does not say.
  */
