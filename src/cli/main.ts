@@ -1,9 +1,8 @@
 import { InvalidSettingsError } from '../config/settings.js';
-import { migrateCommand } from './migrate.js';
-import { operatorCommand } from './operator.js';
-import { sealCommand } from './seal.js';
-import { serveCommand } from './serve.js';
-import { usersCommand } from './users.js';
+
+// Each command's module is loaded when that command runs: `serve` pulls in the whole service
+// (HTTP, engines, blob stores), which a `users add` or `seal` does not need. Loading it eagerly
+// doubled their start (tsx: 2.2 s against 1.2 s for `users`; built: 1.3 s against 0.5 s).
 
 const usage = `usage: pressroom <command> [options]
 
@@ -24,15 +23,15 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return serveCommand(rest);
+      return (await import('./serve.js')).serveCommand(rest);
     case 'migrate':
-      return migrateCommand(rest);
+      return (await import('./migrate.js')).migrateCommand(rest);
     case 'users':
-      return usersCommand(rest);
+      return (await import('./users.js')).usersCommand(rest);
     case 'operator':
-      return operatorCommand(rest);
+      return (await import('./operator.js')).operatorCommand(rest);
     case 'seal':
-      return sealCommand(rest);
+      return (await import('./seal.js')).sealCommand(rest);
     case 'help':
     case '--help':
     case '-h':
