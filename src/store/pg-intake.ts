@@ -26,6 +26,7 @@ export async function insertTicketPostgres(db: Kysely<Database>, row: TicketRow,
   const columns = (Object.keys(row) as (keyof TicketRow & string)[]).filter((c) => row[c] !== undefined);
   const values: Record<string, unknown> = { period, started_at: startedAt };
   for (const c of columns) values[`t_${c}`] = row[c];
+  // The timeline and quota parts read these slots even where the ticket leaves a column to its default.
   for (const c of ['id', 'attempt', 'next', 'tenant', 'project'] as const) values[`t_${c}`] = row[c];
   const started = startedAt !== undefined && row.lease_owner !== null ? '1' : '0';
   await insert.execute(db, db, values, `${columns.join(',')}|${started}`);
