@@ -3,7 +3,7 @@
 import type { CatalogueResults } from './catalogue-bench.js';
 import type { IntakeResults } from './intake-bench.js';
 import type { ScaleResults } from './scale-bench.js';
-import type { AsyncRun, SheetResults } from './sheet-bench.js';
+import type { AsyncRun, Bracket, SheetResults } from './sheet-bench.js';
 import type { SoakResults } from './soak-bench.js';
 
 export interface Figure {
@@ -30,7 +30,17 @@ export function figures(results: R, cores: number): Figure[] {
   const add = (name: string, text: string, target = '', verdict: Figure['verdict'] = '') => out.push({ name, text, target, verdict });
 
   const raw = results.rawTypst as SheetResults['rawTypst'] | undefined;
-  if (raw) add('raw Typst', `${f1(raw.docsPerSec)} docs/s in ${raw.processes} processes (CPU ${f1(raw.cpuMsPerDoc)} ms/doc); one at a time p50 ${f1(raw.latencyP50Ms)} ms, p95 ${f1(raw.latencyP95Ms)} ms`);
+  if (raw) {
+    const around = (b: Bracket) => `${f1(b.before)} before, ${f1(b.after)} after`;
+    add('raw Typst', `${f1(raw.docsPerSec)} docs/s in ${raw.processes} processes (CPU ${f1(raw.cpuMsPerDoc)} ms/doc); one at a time p50 ${f1(raw.latencyP50Ms)} ms, p95 ${f1(raw.latencyP95Ms)} ms`);
+    // Results of a version without brackets have one raw run only.
+    const b = raw.brackets as SheetResults['rawTypst']['brackets'] | undefined;
+    if (b) {
+      add('raw around', `docs/s ${around(b.docsPerSec)} the async run; p50 ms ${around(b.latencyP50Ms)} the sync run (the lines above use the means)`);
+      const worst = Math.max(...Object.values(b).map((x) => Math.abs(x.drift)));
+      if (worst > 0.1) add('note', `raw Typst changed by up to ${Math.round(100 * worst)} % across one service run: the machine changed speed, so the ratios above carry about that much uncertainty`);
+    }
+  }
   const a = results.async as SheetResults['async'] | undefined;
   if (a && raw) {
     add('async', `${f2(a.ofRaw)} of raw Typst (${f1(a.docsPerSec)} vs ${f1(raw.docsPerSec)} docs/s, ${cores} cores)`, '≥ 0.85', judge(a.ofRaw >= 0.85));
