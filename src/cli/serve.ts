@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadSettings } from '../config/settings.js';
 import { startServer } from '../server.js';
+import { setServingHeapGrowth } from './heap-growth.js';
 
 /** `pressroom serve`: runs until SIGTERM or SIGINT, then stops cleanly. */
 export async function serveCommand(args: string[]): Promise<number> {
@@ -16,6 +17,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     return 2;
   }
   const settings = loadSettings(process.env, role ? { role } : {});
+  setServingHeapGrowth();
   const server = await startServer(settings);
   server.ctx.logger.info({ url: server.url, metricsUrl: server.metricsUrl, role: settings.role, database: settings.databaseUrl ? 'postgres' : 'sqlite', data: settings.dataDir, renderThreads: settings.renderThreads, renderMaxMemoryMb: settings.renderMaxMemoryMb }, 'pressroom started');
   if (server.url) process.stdout.write(`pressroom listening on ${server.url} (rendering ${server.url}/rest, tokens ${server.url}/auth)\n`);
