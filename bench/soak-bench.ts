@@ -1,9 +1,11 @@
 // Section `soak` (not in the default run): 20 000 asynchronous data sheets in waves of 1000 on
-// one service process; after each wave has completed, the PSS of the whole process tree. The
-// service does not leak when the last figure is within 10 % of the figure at 2000 tickets.
+// one service process; after each wave has completed, the PSS of the whole process tree and the
+// service process's CPU per ticket over that wave. The service does not leak when the last
+// figure is within 10 % of the figure at 2000 tickets. The CPU shows a long-running server's,
+// which the `pdf` section's 600 tickets on a fresh one do not (V8 settles over thousands).
 import { sheetZip } from './documents.js';
 import { submitAll } from './api.js';
-import { mib, PeakMemory, treeMemory } from './procfs.js';
+import { cpuSince, mib, PeakMemory, treeCpu, treeMemory } from './procfs.js';
 import { startBenchServer } from './server-process.js';
 import { renderEnv, SHEET_QUERY, sheetProject, warmUp, type BenchContext } from './sheet-bench.js';
 
@@ -11,8 +13,11 @@ export interface SoakResults {
   tickets: number;
   seconds: number;
   docsPerSec: number;
-  /** PSS and RSS of the process tree (MiB) after every 1000 completed tickets. */
-  series: { tickets: number; pssMiB: number; rssMiB: number; processes: number }[];
+  /**
+   * PSS and RSS of the process tree (MiB) after every 1000 completed tickets; CPU of the
+   * service process (all its threads, not the render processes) per ticket of that wave.
+   */
+  series: { tickets: number; pssMiB: number; rssMiB: number; processes: number; serverCpuMsPerTicket: number }[];
   lastOfAt2000: number;
   peak: ReturnType<typeof mib>;
 }
@@ -27,16 +32,18 @@ export async function soakBench(b: BenchContext, tickets = 20_000, wave = 1000):
     await warmUp(client, b.cores);
     const started = performance.now();
     for (let done = 0; done < tickets; done += wave) {
+      const cpu0 = treeCpu(pid);
       const bodies = Array.from({ length: wave }, (_, i) => sheetZip(done + i));
       const answers = await submitAll(client, wave, 8, (i) => bodies[i]!, SHEET_QUERY);
       const bad = answers.filter((a) => a.status !== 202);
       if (bad.length) throw new Error(`${bad.length} submissions were not accepted (first: ${bad[0]!.status})`);
       await client.waitIdle();
       await client.expectRendered(answers.flatMap((a) => a.tickets), 5);
+      const serverCpuMsPerTicket = +((1000 * cpuSince(pid, cpu0).self) / wave).toFixed(2);
       const m = treeMemory(pid);
-      series.push({ tickets: done + wave, pssMiB: Math.round(m.pss), rssMiB: Math.round(m.rss), processes: m.processes });
+      series.push({ tickets: done + wave, pssMiB: Math.round(m.pss), rssMiB: Math.round(m.rss), processes: m.processes, serverCpuMsPerTicket });
       const seconds = (performance.now() - started) / 1000;
-      console.error(`soak ${String(done + wave).padStart(6)} tickets  PSS ${Math.round(m.pss)} MiB  RSS ${Math.round(m.rss)} MiB  ${m.processes} processes  ${seconds.toFixed(0)} s`);
+      console.error(`soak ${String(done + wave).padStart(6)} tickets  PSS ${Math.round(m.pss)} MiB  RSS ${Math.round(m.rss)} MiB  ${m.processes} processes  service CPU ${serverCpuMsPerTicket} ms/ticket  ${seconds.toFixed(0)} s`);
     }
     const seconds = (performance.now() - started) / 1000;
     const at2000 = series.find((s) => s.tickets === 2 * wave) ?? series[0]!;
