@@ -117,7 +117,7 @@ export interface ContextParts {
 /** Opens the store (migrating it), the blob store, the token key and the notifier; builds the engines it is handed. */
 export async function openContext(settings: Settings, opts: ContextParts): Promise<Context> {
   const logger = opts.logger ?? pino({ level: settings.logLevel, redact: { paths: logRedactions, censor: '[redacted]' } });
-  const db = openDb(settings);
+  const db = openDb(settings, { onCheckpointError: (err) => logger.warn({ err }, "WAL checkpoint failed; SQLite's automatic checkpoint remains") });
   try {
     await migrate(db, settings.databaseSchema);
   } catch (err) {

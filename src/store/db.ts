@@ -8,6 +8,7 @@ import { migrationsFor } from './migrations/index.js';
 import { PressroomPostgresDialect } from './pg-dialect.js';
 import { sendNamedStatements } from './pg-statements.js';
 import { openSqliteFile, reclaimSqliteSpace } from './sqlite-file.js';
+import { IdleCheckpoints } from './wal-checkpoints.js';
 import type { Database } from './schema.js';
 
 // bigint columns hold epoch milliseconds and sizes, all far below 2^53.
@@ -37,11 +38,31 @@ export interface Db {
    * changes through the notifier.
    */
   readonly othersCommitted: (() => number) | null;
+  /**
+   * The caller is about to wait (it has handed a render its job): SQLite moves the WAL into
+   * the database now, beside that wait, at most every {@link IDLE_CHECKPOINT_MS}
+   * (see IdleCheckpoints). PostgreSQL: nothing.
+   */
+  checkpointSoon(now: number): void;
   close(): Promise<void>;
 }
 
+/** Options of {@link openDb}. */
+export interface OpenDbOptions {
+  /** Told of a failed background checkpoint (the automatic one still runs). Default: ignored. */
+  onCheckpointError?: (err: unknown) => void;
+}
+
+/** The shortest time between two checkpoints asked for by {@link Db.checkpointSoon}. */
+export const IDLE_CHECKPOINT_MS = 250;
+/**
+ * SQLite's automatic checkpoint, in WAL pages (SQLite's default is 1000): the backstop for
+ * writes that no render follows. With renders, checkpointSoon() runs first.
+ */
+const AUTO_CHECKPOINT_PAGES = 4000;
+
 /** Opens the database named by the settings (PostgreSQL URL or SQLite under dataDir). */
-export function openDb(settings: Settings): Db {
+export function openDb(settings: Settings, opts: OpenDbOptions = {}): Db {
   if (settings.databaseUrl) {
     const config: pg.PoolConfig = {
       connectionString: settings.databaseUrl,
@@ -59,15 +80,23 @@ export function openDb(settings: Settings): Db {
       // PostgreSQL's autovacuum reclaims dead rows; see docs/retention.md for what it does not.
       reclaimSpace: async () => true,
       othersCommitted: null,
+      checkpointSoon: () => {},
       close: () => kysely.destroy(),
     };
   }
   const file = join(settings.dataDir, 'pressroom.db');
   restrictToOwner(settings.dataDir, file);
   const sqlite = openSqliteFile(file);
+  sqlite.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   // SQLite's data_version: unchanged by this connection's own commits, moved by any other's.
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  // On Kysely's one connection, so it never lands inside a transaction in flight.
+  const checkpoints = new IdleCheckpoints(
+    () => kysely.connection().execute(async () => void sqlite.pragma('wal_checkpoint(PASSIVE)')),
+    IDLE_CHECKPOINT_MS,
+    opts.onCheckpointError ?? (() => {}),
+  );
   return {
     kysely,
     dialect: { kind: 'sqlite', skipLocked: false },
@@ -76,6 +105,7 @@ export function openDb(settings: Settings): Db {
     // Holding Kysely's one connection keeps the pragmas out of any transaction in flight.
     reclaimSpace: () => kysely.connection().execute(async () => reclaimSqliteSpace(sqlite)),
     othersCommitted: () => dataVersion.get() as number,
+    checkpointSoon: (now) => void checkpoints.soon(now),
     close: () => kysely.destroy(),
   };
 }

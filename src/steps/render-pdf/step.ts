@@ -67,7 +67,7 @@ export function renderPdfStep(deps: { typst: TypstEngine; mupdf: MupdfEngine; tr
         const pdfStandard = config.pdfStandard;
         // PDF/UA and the "a" conformance levels of PDF/A require tags; otherwise they are opt-in.
         const pdfTags = config.pdfTags ?? (pdfStandard !== undefined && /^(ua-1|a-[123]a)$/.test(pdfStandard));
-        const out = await deps.typst
+        const rendering = deps.typst
           .render(
             {
               files,
@@ -78,7 +78,11 @@ export function renderPdfStep(deps: { typst: TypstEngine; mupdf: MupdfEngine; tr
               ...(fonts ? { fonts } : {}),
             },
             timeoutMs,
-          )
+          );
+        // The render has its job: this thread would idle for the compile, so SQLite's WAL is
+        // checkpointed meanwhile instead of inside a later commit.
+        ctx.db.checkpointSoon(ctx.now());
+        const out = await rendering
           .catch((err: unknown) => {
             if (err instanceof RenderError) {
               for (const d of err.diagnostics.slice(1)) log.warn(d);
