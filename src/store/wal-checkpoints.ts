@@ -35,7 +35,10 @@ export class IdleCheckpoints {
     this.running = true;
     this.lastAsked = now;
     setImmediate(() => {
-      this.checkpoint()
+      // Through a promise, so that one that throws at once (a database closed meanwhile) is
+      // reported like one that fails later, never thrown out of the timer.
+      Promise.resolve()
+        .then(() => this.checkpoint())
         .catch(this.onError)
         .finally(() => (this.running = false));
     });
