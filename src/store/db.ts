@@ -55,11 +55,6 @@ export interface OpenDbOptions {
 
 /** The shortest time between two checkpoints asked for by {@link Db.checkpointSoon}. */
 export const IDLE_CHECKPOINT_MS = 250;
-/**
- * SQLite's automatic checkpoint, in WAL pages (SQLite's default is 1000): the backstop for
- * writes that no render follows. With renders, checkpointSoon() runs first.
- */
-const AUTO_CHECKPOINT_PAGES = 4000;
 
 /** Opens the database named by the settings (PostgreSQL URL or SQLite under dataDir). */
 export function openDb(settings: Settings, opts: OpenDbOptions = {}): Db {
@@ -87,11 +82,12 @@ export function openDb(settings: Settings, opts: OpenDbOptions = {}): Db {
   const file = join(settings.dataDir, 'pressroom.db');
   restrictToOwner(settings.dataDir, file);
   const sqlite = openSqliteFile(file);
-  sqlite.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   // SQLite's data_version: unchanged by this connection's own commits, moved by any other's.
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-  // On Kysely's one connection, so it never lands inside a transaction in flight.
+  // On Kysely's one connection, so it never lands inside a transaction in flight. SQLite's own
+  // automatic checkpoint (1000 pages) stays: for writes no render follows, and under heavy
+  // writes it may come first, so no checkpoint is ever larger than before.
   const checkpoints = new IdleCheckpoints(
     () => kysely.connection().execute(async () => void sqlite.pragma('wal_checkpoint(PASSIVE)')),
     IDLE_CHECKPOINT_MS,

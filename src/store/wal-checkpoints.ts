@@ -7,8 +7,7 @@
  * the slow ones: 14 of the 19–22 requests of 300 that took over p50 + 6 ms. A render leaves
  * the thread idle for its whole compile, so the engine's caller asks for a checkpoint right
  * after handing a job over, and this one then runs beside the render. At most one runs per
- * `intervalMs`. A higher automatic threshold stays as the backstop for write load without
- * renders.
+ * `intervalMs`; SQLite's automatic checkpoint stays for writes that no render follows.
  */
 export class IdleCheckpoints {
   private running = false;
