@@ -6,18 +6,10 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDb, type Db } from '../src/store/index.js';
 import { IdleCheckpoints } from '../src/store/wal-checkpoints.js';
+import { until } from './helpers/chaos.js';
 import { pdfText } from './helpers/pdf.js';
 import { setupProject } from './helpers/project.js';
 import { freshSettings, startTestServer, type TestServer } from './helpers/server.js';
-
-/** Resolves once `probe` holds, failing with `what` if it does not within `ms`. */
-async function until(what: string, probe: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** In WAL mode only a checkpoint writes the database file itself: its size shows one ran. */
 const dbFileBytes = (dataDir: string) => statSync(join(dataDir, 'pressroom.db')).size;
@@ -58,11 +50,11 @@ describe('WAL checkpoints while a render runs: the scheduling', () => {
       (err) => errors.push(err),
     );
     checkpoints.soon(0);
-    await until('the failure to be reported', () => errors.length === 1);
+    await until('the failure to be reported', async () => errors.length === 1, 30_000);
     assert.match(String(errors[0]), /disk I\/O error/);
     await nextTurn();
     assert.equal(checkpoints.soon(250), true);
-    await until('the second checkpoint', () => calls === 2);
+    await until('the second checkpoint', async () => calls === 2, 30_000);
   });
 });
 
@@ -90,7 +82,7 @@ describe('WAL checkpoints while a render runs: SQLite', () => {
     const before = dbFileBytes(dataDir);
     assert.ok(before < 512 * 1024, `the writes are still in the WAL (database file ${before} bytes)`);
     db.checkpointSoon(Date.now());
-    await until('the checkpoint to write the database file', () => dbFileBytes(dataDir) > 1536 * 1024);
+    await until('the checkpoint to write the database file', async () => dbFileBytes(dataDir) > 1536 * 1024, 30_000);
     const rows = await sql<{ n: number }>`select count(*) as n from scratch`.execute(db.kysely);
     assert.equal(rows.rows[0]!.n, 100);
   });
@@ -117,6 +109,6 @@ describe('WAL checkpoints while a render runs: a synchronous render', () => {
     assert.match((await pdfText(Buffer.from(await res.arrayBuffer()))).join(''), /Checkpointed sheet/);
     // Start-up and the project's setup stayed in the WAL (below the automatic threshold);
     // the render's checkpoint writes them, and the new ticket, into the database file.
-    await until('the database file to grow', () => dbFileBytes(t.settings.dataDir) > before);
+    await until('the database file to grow', async () => dbFileBytes(t.settings.dataDir) > before, 30_000);
   });
 });

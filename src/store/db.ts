@@ -54,7 +54,7 @@ export interface OpenDbOptions {
 }
 
 /** The shortest time between two checkpoints asked for by {@link Db.checkpointSoon}. */
-export const IDLE_CHECKPOINT_MS = 250;
+const IDLE_CHECKPOINT_MS = 250;
 
 /** Opens the database named by the settings (PostgreSQL URL or SQLite under dataDir). */
 export function openDb(settings: Settings, opts: OpenDbOptions = {}): Db {
