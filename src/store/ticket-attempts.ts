@@ -23,17 +23,24 @@ export async function claimDue(db: Kysely<Database>, dialect: Dialect, owner: st
   const values = { owner, until: now + leaseMs, now, limit };
   if (dialect.skipLocked) return (await claimLockedWithStart.execute(db, db, values)).rows;
   return db.transaction().execute(async (trx) => {
-    const { rows: claimed } = await claim.execute(db, trx, values);
-    for (const t of claimed) await recordStart(trx, t.id, t.attempt, t.next!, now, db);
+    // One ticket per statement: a claimed ticket's lease keeps the next statement from finding it.
+    const claimed: TicketRow[] = [];
+    while (claimed.length < limit) {
+      const { rows } = await claimNext.execute(db, trx, values);
+      const [t] = rows;
+      if (!t) break;
+      await recordStart(trx, t.id, t.attempt, t.next!, now, db);
+      claimed.push(t);
+    }
     return claimed;
   });
 }
 
 type ClaimValues = { owner: string; until: number; now: number; limit: number };
 
-/** The claim as one statement; PostgreSQL skips the rows other workers hold. */
-function claimUpdate(db: Kysely<Database>, v: Slots<ClaimValues>, skipLocked: boolean) {
-  let due = db
+/** The due tickets a claim takes, first `limit` in claim order. */
+function dueTickets(db: Kysely<Database>, v: Slots<ClaimValues>, limit: number) {
+  return db
     .selectFrom('tickets')
     .select('id')
     .where('next', 'is not', null)
@@ -58,27 +65,38 @@ function claimUpdate(db: Kysely<Database>, v: Slots<ClaimValues>, skipLocked: bo
     .orderBy('priority')
     .orderBy('run_after')
     .orderBy('id')
-    .limit(v.limit);
-  if (skipLocked) due = due.forUpdate().skipLocked();
-  return db
-    .updateTable('tickets')
-    .set({
-      lease_owner: v.owner,
-      lease_until: v.until,
-      attempt: sql<number>`attempt + 1`,
-      redeliveries: sql<number>`redeliveries + case when lease_owner is null then 0 else 1 end`,
-      updated: v.now,
-    })
-    .where('id', 'in', due)
-    .returningAll();
+    .limit(limit);
 }
 
-const claim = new Prepared<ClaimValues, TicketRow>((db, v) => claimUpdate(db, v, false));
+/** Sets the lease and counts the attempt (and a redelivery when the previous holder never finished). */
+function leaseUpdate(db: Kysely<Database>, v: Slots<ClaimValues>) {
+  return db.updateTable('tickets').set({
+    lease_owner: v.owner,
+    lease_until: v.until,
+    attempt: sql<number>`attempt + 1`,
+    redeliveries: sql<number>`redeliveries + case when lease_owner is null then 0 else 1 end`,
+    updated: v.now,
+  });
+}
 
-/** PostgreSQL: the claim and the start of each claimed attempt in the timeline, as one statement. */
+/**
+ * SQLite: the next due ticket, claimed. Written `id = (…)`, not `id in (…)`: SQLite ran the
+ * `in` form of this update in ~600–670 µs against ~75 µs (500 due tickets, 1 claimed each time).
+ */
+const claimNext = new Prepared<ClaimValues, TicketRow>((db, v) =>
+  leaseUpdate(db, v)
+    .where('id', '=', dueTickets(db, v, 1))
+    .returningAll(),
+);
+
+/** PostgreSQL: the claim and the start of each claimed attempt in the timeline, as one statement; rows other workers hold are skipped. */
 const claimLockedWithStart = new Prepared<ClaimValues, TicketRow>((db, v) =>
   db
-    .with('claimed', () => claimUpdate(db, v, true))
+    .with('claimed', () =>
+      leaseUpdate(db, v)
+        .where('id', 'in', dueTickets(db, v, v.limit).forUpdate().skipLocked())
+        .returningAll(),
+    )
     .with('started', (w) =>
       w
         .insertInto('step_events')
