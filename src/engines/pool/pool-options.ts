@@ -28,6 +28,14 @@ export interface ProcessPoolOptions {
   recycleRssBytes?: number;
   /** A process is replaced after this many jobs. */
   recycleAfterJobs?: number;
+  /**
+   * A queued job is sent to a busy process, which starts it the moment its running job ends,
+   * without waiting for the server's thread to hand it over. Its time limit starts when the
+   * pool learns the job before it ended. When a process falls idle with nothing queued, a job
+   * still waiting behind another process's running one is taken back and runs there: a short
+   * job never waits for a long one while a process is free. @defaultValue false
+   */
+  ahead?: boolean;
   /** How often a busy process's memory is read. @defaultValue 25 */
   pollMs?: number;
   logger: Logger;

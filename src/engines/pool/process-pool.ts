@@ -2,20 +2,13 @@ import type { PoolStats, ProcessPoolOptions, ProcessRef, RunOptions } from './po
 import { PoolError } from './pool-error.js';
 import type { ChildMessage } from './protocol.js';
 import { dataLimitBytes, mib, residentBytes, sharedCeilingBytes } from './memory.js';
-import { ProcessSlot } from './process-slot.js';
-
-interface Task<Job, Result, Progress> {
-  job: Job | ((process: ProcessRef) => Job);
-  timeoutMs: number;
-  onProgress: ((progress: Progress) => void) | undefined;
-  resolve: (result: Result) => void;
-  reject: (err: Error) => void;
-  signal: AbortSignal | undefined;
-}
+import { ProcessSlot, type JobWatch } from './process-slot.js';
+import { buildJob, cancelAhead, takeBackAhead, type Task } from './pool-task.js';
+import { jobWatch, memoryError, sendError, type ReplaceReason } from './job-watch.js';
 
 /**
  * The one supervisor of engine processes (Typst, MuPDF, XSLT): starts and warms them, hands
- * each a job at a time, queues jobs while all are busy, kills a process at its job's time limit
+ * each a job at a time (and, with `ahead`, its next one), queues jobs while all are busy, kills a process at its job's time limit
  * or memory ceiling, replaces crashed processes, recycles grown ones, and closes cleanly.
  * Engines run in processes, not threads, because native code (Typst) can only be stopped by
  * killing its process, and a process is what an OS memory limit applies to.
@@ -26,6 +19,8 @@ export class ProcessPool<Job, Result, Progress = never> {
   private readonly queue: Task<Job, Result, Progress>[] = [];
   private readonly counters = { started: 0, replaced: { timeout: 0, memory: 0, crash: 0, recycled: 0 } };
   private closed = false;
+  /** Pumps again when a job sent ahead may be taken back. */
+  private takeBackTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: ProcessPoolOptions) {
     this.refill();
@@ -47,6 +42,8 @@ export class ProcessPool<Job, Result, Progress = never> {
         () => {
           const at = this.queue.indexOf(task);
           if (at >= 0) return void this.queue.splice(at, 1)[0]!.reject(new PoolError('cancelled', `${this.opts.name} job cancelled`));
+          // Sent ahead and not started: its process skips it.
+          if (cancelAhead(this.slots, task)) return void task.reject(new PoolError('cancelled', `${this.opts.name} job cancelled`));
           // Running: it may finish within a grace second (a warm process is worth keeping), else its process goes.
           setTimeout(() => {
             const slot = this.slots.find((s) => s.task === task);
@@ -61,14 +58,19 @@ export class ProcessPool<Job, Result, Progress = never> {
 
   stats(): PoolStats {
     const count = (state: string) => this.slots.filter((s) => s.state === state).length;
-    return { size: this.opts.size, starting: count('starting'), idle: count('idle'), busy: count('busy'), queued: this.queue.length, ...structuredClone(this.counters) };
+    const ahead = this.slots.filter((s) => s.ahead && !s.ahead.abandoned).length;
+    return { size: this.opts.size, starting: count('starting'), idle: count('idle'), busy: count('busy'), queued: this.queue.length + ahead, ...structuredClone(this.counters) };
   }
 
   /** Stops every process; queued and running jobs fail with `closed`. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.takeBackTimer) clearTimeout(this.takeBackTimer);
     for (const task of this.queue.splice(0)) task.reject(new PoolError('closed', `the ${this.opts.name} pool is closed`));
-    for (const slot of this.alive) slot.finish()?.reject(new PoolError('closed', `the ${this.opts.name} pool is closed`));
+    for (const slot of this.alive) {
+      slot.ahead?.task.reject(new PoolError('closed', `the ${this.opts.name} pool is closed`));
+      slot.finish()?.reject(new PoolError('closed', `the ${this.opts.name} pool is closed`));
+    }
     this.slots.length = 0;
     await Promise.all([...this.alive].map((slot) => slot.kill()));
   }
@@ -104,8 +106,17 @@ export class ProcessPool<Job, Result, Progress = never> {
   private pump(): void {
     if (this.closed) return;
     for (const slot of this.slots) {
-      if (this.queue.length === 0) break;
-      if (slot.state === 'idle') this.dispatch(slot, this.queue.shift()!);
+      if (slot.state !== 'idle') continue;
+      // With nothing queued, a job waiting behind another process's running one starts here.
+      const task = this.queue.shift() ?? this.takeBackAhead();
+      if (!task) break;
+      this.dispatch(slot, task);
+    }
+    if (this.opts.ahead) {
+      for (const slot of this.slots) {
+        if (this.queue.length === 0) break;
+        if (slot.state === 'busy' && slot.ahead === null && !slot.recycling) this.sendAhead(slot, this.queue.shift()!);
+      }
     }
     // Start processes for waiting work; each takes a job once it says it is ready.
     let starting = this.slots.filter((s) => s.state === 'starting').length;
@@ -116,40 +127,57 @@ export class ProcessPool<Job, Result, Progress = never> {
   }
 
   private dispatch(slot: ProcessSlot<Task<Job, Result, Progress>>, task: Task<Job, Result, Progress>): void {
-    let job: Job;
-    try {
-      job = typeof task.job === 'function' ? (task.job as (process: ProcessRef) => Job)(slot.ref) : task.job;
-    } catch (err) {
-      task.reject(err as Error);
-      return this.pump();
+    const job = this.jobFor(slot, task);
+    if (job === undefined) return this.pump();
+    slot.begin(task, job.job, this.watchFor(slot, task));
+  }
+
+  private sendAhead(slot: ProcessSlot<Task<Job, Result, Progress>>, task: Task<Job, Result, Progress>): void {
+    const job = this.jobFor(slot, task);
+    if (job === undefined) return;
+    slot.sendAhead(task, job.job, (err) => this.replace(slot, 'crash', sendError(this.opts.name, err)));
+  }
+
+  /** The task's job as built for this process; undefined (and the task rejected) when building it threw. */
+  private jobFor(slot: ProcessSlot<Task<Job, Result, Progress>>, task: Task<Job, Result, Progress>): { job: Job } | undefined {
+    const built = buildJob(task, slot.ref);
+    if ('error' in built) task.reject(built.error);
+    return 'job' in built ? built : undefined;
+  }
+
+  /** A task sent ahead that an idle process may take back now; else a pump is set for when one may. */
+  private takeBackAhead(): Task<Job, Result, Progress> | undefined {
+    const found = takeBackAhead(this.slots, performance.now());
+    if ('task' in found) return found.task;
+    if (found.waitMs < Infinity && !this.takeBackTimer) {
+      this.takeBackTimer = setTimeout(() => {
+        this.takeBackTimer = null;
+        this.pump();
+      }, Math.ceil(found.waitMs));
+      this.takeBackTimer.unref();
     }
-    const { name, memoryCeilingBytes, pollMs } = this.opts;
-    slot.begin(task, job, {
-      timeoutMs: task.timeoutMs,
-      onTimeout: () => {
-        this.opts.logger.warn({ engine: name, timeoutMs: task.timeoutMs }, 'job exceeded its time limit; stopping its process');
-        this.counters.replaced.timeout++;
-        this.fail(slot, new PoolError('timeout', `${name} job stopped after ${task.timeoutMs} ms (time limit)`, { timeoutMs: task.timeoutMs }));
-      },
-      ...(memoryCeilingBytes === undefined
-        ? {}
-        : {
-            ceilingBytes: () => this.ceilingOf(slot, memoryCeilingBytes),
-            pollMs: pollMs ?? 25,
-            onCeiling: (rss: number, ceiling: number) => {
-              this.opts.logger.warn({ engine: name, rssMb: mib(rss), ceilingMb: mib(ceiling) }, 'job passed the memory ceiling; stopping its process');
-              this.counters.replaced.memory++;
-              this.fail(slot, this.memoryError(ceiling));
-            },
-          }),
-      onSendError: (err) => {
-        this.counters.replaced.crash++;
-        this.fail(slot, new PoolError('crash', `could not hand the job to the ${name} process (${err.message})`));
-      },
-    });
+    return undefined;
+  }
+
+  private watchFor(slot: ProcessSlot<Task<Job, Result, Progress>>, task: Task<Job, Result, Progress>): JobWatch {
+    const { name, logger, memoryCeilingBytes, pollMs } = this.opts;
+    const ceilingBytes = () => this.ceilingOf(slot, memoryCeilingBytes ?? 0);
+    return jobWatch({ name, logger, memoryCeilingBytes, pollMs, ceilingBytes, replace: (reason, err) => this.replace(slot, reason, err) }, task.timeoutMs);
+  }
+
+  /** Fails the slot's running job for `reason` and replaces its process. */
+  private replace(slot: ProcessSlot<Task<Job, Result, Progress>>, reason: ReplaceReason, err: PoolError): void {
+    this.counters.replaced[reason]++;
+    this.fail(slot, err);
   }
 
   private receive(slot: ProcessSlot<Task<Job, Result, Progress>>, message: Exclude<ChildMessage<Result, Progress>, { ready: true }>): void {
+    // A job taken back can be skipped before the job in front of it has answered: the process
+    // reads the cancel while it finishes that job.
+    if ('skipped' in message && slot.ahead?.id === message.id) {
+      slot.ahead = null;
+      return this.pump();
+    }
     if (slot.jobId !== message.id) return;
     if ('progress' in message) {
       slot.progressed();
@@ -163,7 +191,13 @@ export class ProcessPool<Job, Result, Progress = never> {
     const task = slot.finish();
     if (!task) return;
     if (this.replacementReady(slot)) this.retire(slot);
-    else this.afterJob(slot, message.rss);
+    else {
+      // `skipped`: a job taken back before it started (it runs elsewhere); nothing to settle.
+      if (!('skipped' in message)) this.afterJob(slot, message.rss);
+      // The process went on to the job sent ahead.
+      if (slot.ahead) slot.promote(this.watchFor(slot, slot.ahead.task));
+    }
+    if ('skipped' in message) return this.pump();
     if ('error' in message) task.reject(new PoolError('crash', `${this.opts.name} process failed: ${message.error}`));
     else task.resolve(message.result);
     this.pump();
@@ -204,12 +238,21 @@ export class ProcessPool<Job, Result, Progress = never> {
 
   /** Takes a process out of service and kills it; its exit refills the pool. */
   private retire(slot: ProcessSlot<Task<Job, Result, Progress>>): void {
+    this.requeueAhead(slot);
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots.splice(i, 1);
     void slot.kill();
   }
 
+  /** A job sent ahead to a process that goes never started there: it goes first in the queue. */
+  private requeueAhead(slot: ProcessSlot<Task<Job, Result, Progress>>): void {
+    const ahead = slot.ahead;
+    slot.ahead = null;
+    if (ahead && !ahead.abandoned) this.queue.unshift(ahead.task);
+  }
+
   private exited(slot: ProcessSlot<Task<Job, Result, Progress>>, how: string): void {
+    this.requeueAhead(slot);
     this.alive.delete(slot);
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots.splice(i, 1);
@@ -221,7 +264,7 @@ export class ProcessPool<Job, Result, Progress = never> {
       const memory = ceiling !== undefined && slot.diedOfMemory();
       this.counters.replaced[memory ? 'memory' : 'crash']++;
       this.opts.logger.warn({ engine: this.opts.name, how, stderr: slot.stderr }, 'engine process ended during a job');
-      task.reject(memory ? this.memoryError(slot.ceilingOr(ceiling)) : new PoolError('crash', `${this.opts.name} process ended (${how}) during the job`, { how, stderr: slot.stderr }));
+      task.reject(memory ? memoryError(this.opts.name, slot.ceilingOr(ceiling)) : new PoolError('crash', `${this.opts.name} process ended (${how}) during the job`, { how, stderr: slot.stderr }));
     }
     if (this.closed) return;
     if (!slot.wasReady) {
@@ -243,10 +286,5 @@ export class ProcessPool<Job, Result, Progress = never> {
   private ceilingOf(slot: ProcessSlot<Task<Job, Result, Progress>>, share: number): number {
     const others = this.slots.reduce((sum, s) => (s === slot ? sum : sum + s.rss), 0);
     return this.opts.shareMemory ? sharedCeilingBytes(share, this.opts.size, others) : share;
-  }
-
-  private memoryError(ceilingBytes: number): PoolError {
-    const ceilingMb = mib(ceilingBytes);
-    return new PoolError('memory', `${this.opts.name} process passed the memory ceiling of ${ceilingMb} MiB and was stopped`, { ceilingMb });
   }
 }

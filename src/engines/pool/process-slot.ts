@@ -3,7 +3,7 @@ import { getPriority, setPriority } from 'node:os';
 import type { Logger } from 'pino';
 import { residentBytes, saysOutOfMemory } from './memory.js';
 import type { ProcessRef } from './pool-options.js';
-import type { JobMessage } from './protocol.js';
+import type { CancelMessage, JobMessage } from './protocol.js';
 import { spawnNode, type NodeCommand } from './spawn-node.js';
 
 /** What a slot watches while its job runs, and whom it tells. */
@@ -59,6 +59,14 @@ export class ProcessSlot<Task> {
   replaces: ProcessSlot<Task> | null = null;
   task: Task | null = null;
   jobId: number | null = null;
+  /**
+   * A job sent behind the running one, which the process starts when that one ends: its time
+   * limit and memory watch begin then ({@link promote}). `abandoned`: another process runs its
+   * task now; this one skips it, or runs it for nothing if it had started.
+   */
+  ahead: { task: Task; id: number; abandoned: boolean } | null = null;
+  /** When the running job started (performance.now()), as far as the pool knows. */
+  runningSince = 0;
   private watch: JobWatch | null = null;
   private deadline: NodeJS.Timeout | null = null;
   private poll: NodeJS.Timeout | null = null;
@@ -92,6 +100,51 @@ export class ProcessSlot<Task> {
   /** Hands the process a job and starts its time limit and memory watch. */
   begin(task: Task, job: unknown, watch: JobWatch): void {
     const id = nextJobId++;
+    this.watchJob(task, id, watch);
+    this.send({ id, job }, (err) => {
+      if (this.jobId === id) watch.onSendError(err);
+    });
+  }
+
+  /** Sends a job to start when the running one ends; `onSendError` as in a watch. */
+  sendAhead(task: Task, job: unknown, onSendError: (err: Error) => void): void {
+    const id = nextJobId++;
+    this.ahead = { task, id, abandoned: false };
+    this.send({ id, job }, (err) => {
+      if (this.ahead?.id === id) onSendError(err);
+    });
+  }
+
+  /** The running job ended and the process went on to the job sent ahead: it runs now, under `watch`. */
+  promote(watch: JobWatch): void {
+    const ahead = this.ahead;
+    if (!ahead) return;
+    this.ahead = null;
+    this.watchJob(ahead.task, ahead.id, watch);
+  }
+
+  /**
+   * Takes back the task sent ahead, to run elsewhere: the process is told to skip it, and keeps
+   * the stand-in `standIn` makes of it, whose outcome nobody waits for (null: not this task).
+   */
+  takeBackAhead(standIn: (task: Task) => Task | null): Task | null {
+    const ahead = this.ahead;
+    if (!ahead || ahead.abandoned) return null;
+    const kept = standIn(ahead.task);
+    if (!kept) return null;
+    this.ahead = { task: kept, id: ahead.id, abandoned: true };
+    this.send({ cancel: ahead.id }, () => {});
+    return ahead.task;
+  }
+
+  private send(message: JobMessage<unknown> | CancelMessage, onError: (err: Error) => void): void {
+    this.child.send(message, (err) => {
+      if (err) onError(err);
+    });
+  }
+
+  private watchJob(task: Task, id: number, watch: JobWatch): void {
+    this.runningSince = performance.now();
     this.state = 'busy';
     this.task = task;
     this.jobId = id;
@@ -109,10 +162,6 @@ export class ProcessSlot<Task> {
         if (rss > this.ceiling) onCeiling(rss, this.ceiling);
       }, watch.pollMs ?? 25);
     }
-    const message: JobMessage<unknown> = { id, job };
-    this.child.send(message, (err) => {
-      if (err && this.jobId === id) watch.onSendError(err);
-    });
   }
 
   /** A progress message restarts the time limit (a long pageset is alive while pages arrive). */

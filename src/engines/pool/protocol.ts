@@ -8,6 +8,14 @@ export interface JobMessage<Job> {
 }
 
 /**
+ * Parent → child: skip a job sent ahead (another process runs it now). A child that has not
+ * started it answers `skipped`; one that has runs it to its end and answers as usual.
+ */
+export interface CancelMessage {
+  cancel: number;
+}
+
+/**
  * Child → parent: `ready` once, when the process has loaded its engine; then, per job, any
  * number of `progress` messages (each restarts the job's time limit) and one `result` — or
  * `error` when the child's handler threw (the process stays usable).
@@ -21,4 +29,5 @@ export type ChildMessage<Result, Progress> =
   | { ready: true }
   | { id: number; progress: Progress }
   | { id: number; result: Result; rss?: number }
-  | { id: number; error: string; rss?: number };
+  | { id: number; error: string; rss?: number }
+  | { id: number; skipped: true };

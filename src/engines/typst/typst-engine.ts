@@ -77,6 +77,9 @@ export class TypstEngine {
       name: 'typst',
       size: opts.size,
       warm: true,
+      // A render process goes from one job to the next without waiting for the server's thread:
+      // in a 1000-part fanout (2 cores) the parts took 4.75–5.13 s against 5.50–5.55 s.
+      ahead: true,
       timeoutMs: opts.timeoutMs,
       recycleRssBytes: opts.maxRssBytes ?? 512 * 1024 * 1024,
       // Typst holds a whole document until its compile ends (about 10 GiB for 10 000 catalogue
