@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { PoolError, ProcessPool, type ProcessPoolOptions } from '../src/engines/pool/index.js';
 import type { AheadJob, AheadResult } from './fixtures/pool/ahead.js';
+import { until as waitUntil } from './helpers/chaos.js';
 
 // Jobs sent ahead (ProcessPoolOptions.ahead): a busy process gets its next job before its
 // running one ends and starts it on its own; a job waiting there moves to a process that falls
@@ -28,14 +29,8 @@ function pool(opts: Partial<ProcessPoolOptions> = {}, args: string[] = []): Proc
   return p;
 }
 
-/** Waits for a condition by polling; the bound only guards against a hang. */
-async function until(what: string, cond: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** Waits for the pool to reach a state; the bound only guards against a hang. */
+const until = (what: string, cond: () => boolean) => waitUntil(what, async () => cond(), 20_000);
 
 const kindOf = (kind: string) => (err: unknown) => err instanceof PoolError && err.kind === kind;
 
