@@ -68,7 +68,9 @@ describe('process pool, jobs sent ahead', () => {
     writeFileSync(longGate, '');
     const l = await long;
     assert.notEqual(l.pid, s.pid);
-    // Two jobs at once go to the two idle processes: one of them is the long job's.
+    // Once the long job's process has skipped the job taken back, both are idle, and two jobs
+    // at once go one to each.
+    await until('both processes idle', () => p.stats().idle === 2);
     const both = await Promise.all([p.run({ name: 'after-a', op: 'echo' }), p.run({ name: 'after-b', op: 'echo' })]);
     const there = both.find((r) => r.pid === l.pid)!;
     assert.deepEqual(there.skipped, ['waiting'], 'the busy process skipped the job taken back');

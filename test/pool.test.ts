@@ -207,6 +207,14 @@ describe('process pool', () => {
     assert.equal(p.stats().started, 1);
   });
 
+  it('gives a start that is runnable more time, and stops one that waits without starting', { skip: linux }, async () => {
+    const slow = pool({ startupTimeoutMs: 250 }, ['slow-start=600']);
+    assert.equal((await slow.run({ op: 'echo', value: 'late but ready' })).value, 'late but ready');
+    assert.equal(slow.stats().started, 1);
+    const stuck = pool({ startupTimeoutMs: 250 }, ['hang-start']);
+    await assert.rejects(stuck.run({ op: 'echo', value: '' }), (err) => kindOf('crash')(err) && /could not start \(SIGKILL\)/.test((err as Error).message));
+  });
+
   it('closes cleanly: running and queued jobs fail, later ones are refused', async () => {
     const p = pool();
     const running = p.run({ op: 'sleep', ms: 10_000 });

@@ -13,7 +13,7 @@ export interface ProcessPoolOptions {
   warm?: boolean;
   /** Time limit of a job from its hand-over (or its last progress message), unless the job sets its own. */
   timeoutMs: number;
-  /** Longest a process may take to say it is ready. @defaultValue 30000 */
+  /** Longest a process may take to say it is ready; up to four times that while it is runnable (starved, not stuck). @defaultValue 30000 */
   startupTimeoutMs?: number;
   /** A process whose resident memory passes this while it runs a job is killed and the job fails (`memory`). */
   memoryCeilingBytes?: number;

@@ -84,13 +84,12 @@ export class ProcessPool<Job, Result, Progress = never> {
     this.counters.started++;
     this.slots.push(slot);
     this.alive.add(slot);
-    const startup = setTimeout(() => {
+    slot.watchStartup(this.opts.startupTimeoutMs ?? 30_000, () => {
       this.opts.logger.warn({ engine: this.opts.name }, 'engine process did not start in time');
       this.retire(slot);
-    }, this.opts.startupTimeoutMs ?? 30_000);
+    });
     slot.child.on('message', (message: ChildMessage<Result, Progress>) => {
       if ('ready' in message) {
-        clearTimeout(startup);
         slot.ready();
         // The grown process it replaces leaves now, or after the job it is running.
         if (slot.replaces?.state === 'idle') this.retire(slot.replaces);
@@ -98,7 +97,6 @@ export class ProcessPool<Job, Result, Progress = never> {
       } else this.receive(slot, message);
     });
     slot.child.once('exit', (code, signal) => {
-      clearTimeout(startup);
       this.exited(slot, signal ?? `exit code ${code}`);
     });
   }

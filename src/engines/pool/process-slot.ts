@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import type { Logger } from 'pino';
 import { residentBytes, saysOutOfMemory } from './memory.js';
@@ -33,6 +34,24 @@ function lowerPriority(child: ChildProcess, logger: Logger): void {
   } catch (err) {
     // Not allowed here (some containers): engines run at the server's priority.
     logger.debug({ err }, 'could not lower an engine process priority');
+  }
+}
+
+/**
+ * A process still starting at its start-up limit is given the limit again while it is runnable
+ * or in I/O (starved of CPU at its lower priority on a loaded machine, not stuck), up to this
+ * many limits in all. A MuPDF process needs ~0.6 s of CPU to start; at niceness +10 beside busy
+ * processes it got too little of it to be ready within 30 s.
+ */
+const STARTUP_LIMITS_WHILE_RUNNABLE = 4;
+
+/** Whether a process is running, waiting for a CPU, or in uninterruptible I/O (Linux /proc); false where unknown. */
+function runnable(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return /^[RD]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
   }
 }
 
@@ -75,6 +94,7 @@ export class ProcessSlot<Task> {
   /** The running job's memory ceiling at the last poll (0 before the first). */
   private ceiling = 0;
   private readonly exit: Promise<void>;
+  private startup: NodeJS.Timeout | null = null;
 
   constructor(command: NodeCommand, dataLimitBytes: number | undefined, logger: Logger) {
     this.child = spawnNode(command, dataLimitBytes);
@@ -92,7 +112,25 @@ export class ProcessSlot<Task> {
     return this.child.pid;
   }
 
+  /** Calls `onStuck` when the process has not said it is ready within `limitMs` (longer while it is runnable). */
+  watchStartup(limitMs: number, onStuck: () => void): void {
+    let limits = 0;
+    const check = (): void => {
+      limits++;
+      if (limits < STARTUP_LIMITS_WHILE_RUNNABLE && this.pid !== undefined && runnable(this.pid)) this.startup = setTimeout(check, limitMs);
+      else onStuck();
+    };
+    this.startup = setTimeout(check, limitMs);
+    this.child.once('exit', () => this.stopStartupWatch());
+  }
+
+  private stopStartupWatch(): void {
+    if (this.startup) clearTimeout(this.startup);
+    this.startup = null;
+  }
+
   ready(): void {
+    this.stopStartupWatch();
     this.wasReady = true;
     if (this.state === 'starting') this.state = 'idle';
   }
