@@ -8,8 +8,9 @@ import { jobWatch, memoryError, sendError, type ReplaceReason } from './job-watc
 
 /**
  * The one supervisor of engine processes (Typst, MuPDF, XSLT): starts and warms them, hands
- * each a job at a time (and, with `ahead`, its next one), queues jobs while all are busy, kills a process at its job's time limit
- * or memory ceiling, replaces crashed processes, recycles grown ones, and closes cleanly.
+ * each a job at a time (and, with `ahead`, its next one), queues jobs while all are busy, kills
+ * a process at its job's time limit or memory ceiling, replaces crashed processes, recycles
+ * grown ones, and closes cleanly.
  * Engines run in processes, not threads, because native code (Typst) can only be stopped by
  * killing its process, and a process is what an OS memory limit applies to.
  */
@@ -242,7 +243,7 @@ export class ProcessPool<Job, Result, Progress = never> {
     void slot.kill();
   }
 
-  /** A job sent ahead to a process that goes never started there: it goes first in the queue. */
+  /** The job sent ahead to a process that is going away has not started there: it goes first in the queue. */
   private requeueAhead(slot: ProcessSlot<Task<Job, Result, Progress>>): void {
     const ahead = slot.ahead;
     slot.ahead = null;
