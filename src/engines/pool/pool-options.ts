@@ -31,7 +31,7 @@ export interface ProcessPoolOptions {
   /**
    * A queued job is sent to a busy process, which starts it the moment its running job ends,
    * without waiting for the server's thread to hand it over. Its time limit starts when the
-   * pool learns the job before it ended. When a process falls idle with nothing queued, a job
+   * pool learns that the job before it has ended. When a process falls idle with nothing queued, a job
    * still waiting behind another process's running one is taken back and runs there: a short
    * job never waits for a long one while a process is free. @defaultValue false
    */

@@ -18,7 +18,8 @@ export interface CancelMessage {
 /**
  * Child → parent: `ready` once, when the process has loaded its engine; then, per job, any
  * number of `progress` messages (each restarts the job's time limit) and one `result` — or
- * `error` when the child's handler threw (the process stays usable).
+ * `error` when the child's handler threw (the process stays usable), or `skipped` for a job
+ * sent ahead and cancelled before it started (see CancelMessage).
  *
  * `rss` is the child's resident bytes as it answers, before any after-job trim (so if anything
  * above what it holds idle). A child that says it spares the parent a read of /proc/<pid>/status per
