@@ -208,10 +208,11 @@ describe('process pool', () => {
   });
 
   it('gives a start that is runnable more time, and stops one that waits without starting', { skip: linux }, async () => {
-    const slow = pool({ startupTimeoutMs: 250 }, ['slow-start=600']);
+    // Limits with room for node's own start on a loaded machine: four limits (4 s) against 1.5 s.
+    const slow = pool({ startupTimeoutMs: 1000 }, ['slow-start=1500']);
     assert.equal((await slow.run({ op: 'echo', value: 'late but ready' })).value, 'late but ready');
     assert.equal(slow.stats().started, 1);
-    const stuck = pool({ startupTimeoutMs: 250 }, ['hang-start']);
+    const stuck = pool({ startupTimeoutMs: 1000 }, ['hang-start']);
     await assert.rejects(stuck.run({ op: 'echo', value: '' }), (err) => kindOf('crash')(err) && /could not start \(SIGKILL\)/.test((err as Error).message));
   });
 
