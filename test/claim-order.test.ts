@@ -59,4 +59,35 @@ describeEachStore('claim order', (kind) => {
       ['01CLAIMORDER00000000000005', 1, 'renderpdf'],
     ], 'each claimed attempt starts in the timeline');
   });
+
+  it('claims the next due ticket in the commit of a step, never the committed ticket itself', async () => {
+    const { kysely: db, dialect } = t.server.ctx.db;
+    // Before the first test's tickets are due, and still days after the present.
+    const later = at - 5 * 24 * 3_600_000;
+    const rows = [
+      // The ticket whose step commits; its next step is due at once, but another attempt must take it.
+      row('01COMMITCLAIM0000000000000', { project: 'commit', next: 'renderpdf', run_after: later, lease_owner: 'committer', lease_until: later + 60_000, attempt: 1 }),
+      row('01COMMITCLAIM0000000000002', { project: 'commit', priority: 2, run_after: later }),
+      row('01COMMITCLAIM0000000000001', { project: 'commit', priority: 1, run_after: later }),
+    ];
+    await tickets.insertTicketsCounted(db, dialect, rows as never, 'claim-test');
+    const ref = { id: '01COMMITCLAIM0000000000000', attempt: 1, owner: 'committer' };
+    const patch = { status: 'renderpdf.succeeded', next: 'upload', run_after: later, updated: later };
+    const end = { outcome: 'succeeded' as const, errorCode: null, at: later };
+    const first = await tickets.completeStep(db, dialect, ref, patch, [], [], end, { now: later, until: later + 30_000 });
+    assert.equal(first.committed, true);
+    assert.deepEqual([first.claimed?.id, first.claimed?.attempt, first.claimed?.lease_owner, first.claimed?.lease_until, first.claimed?.next], ['01COMMITCLAIM0000000000001', 1, 'committer', later + 30_000, 'renderpdf'], 'the first due ticket in claim order, leased to the committing worker');
+    const committed = (await tickets.findTicket(db, ref.id))!;
+    assert.deepEqual([committed.status, committed.next, committed.lease_owner, committed.attempt], ['renderpdf.succeeded', 'upload', null, 1], 'the committed ticket is due for its next step, unclaimed');
+    // A commit under a lost lease writes nothing; on SQLite it claims nothing either.
+    const lost = await tickets.completeStep(db, dialect, ref, patch, [], [], end, { now: later, until: later + 30_000 });
+    assert.equal(lost.committed, false);
+    if (kind === 'sqlite') assert.equal(lost.claimed, null);
+    const started = await db.selectFrom('step_events').select(['ticket', 'attempt', 'step']).where('ticket', 'like', '01COMMITCLAIM%').orderBy('ticket').execute();
+    const claimedIds = [first.claimed!.id, ...(lost.claimed ? [lost.claimed.id] : [])].sort();
+    assert.deepEqual(started.map((e) => e.ticket), claimedIds, 'each attempt claimed in a commit starts in the timeline');
+    // Without a claim asked for, none is made.
+    const second = (await tickets.claimDue(db, dialect, 'claimer', later, 30_000, 5)).map((r) => r.id).sort();
+    assert.deepEqual(second, ['01COMMITCLAIM0000000000000', '01COMMITCLAIM0000000000002'].filter((id) => !claimedIds.includes(id)), 'what is left is claimed as usual, the committed ticket included');
+  });
 });

@@ -77,16 +77,16 @@ describeEachStore('prepared statements', (kind) => {
     const stored = (await tickets.findTicket(db, row.id))!;
     assert.deepEqual([stored.messages, stored.foreign_key], ['[]', null], 'an undefined column takes its default');
     const patch = { status: 'no-such-step.failed', next: null, complete: 1, completed: now, error_code: '500', error_message: undefined };
-    assert.equal(await tickets.completeStep(db, t.server.ctx.db.dialect, { id: row.id, attempt: 1, owner: 'test-owner' }, patch, []), true);
+    assert.equal((await tickets.completeStep(db, t.server.ctx.db.dialect, { id: row.id, attempt: 1, owner: 'test-owner' }, patch, [])).committed, true);
     const done = (await tickets.findTicket(db, row.id))!;
     assert.deepEqual([done.status, done.complete, done.error_code, done.error_message, done.lease_owner], ['no-such-step.failed', 1, '500', 'kept', null], 'an undefined value changes nothing');
-    assert.equal(await tickets.completeStep(db, t.server.ctx.db.dialect, { id: row.id, attempt: 1, owner: 'test-owner' }, patch, []), false, 'the lease is gone');
+    assert.equal((await tickets.completeStep(db, t.server.ctx.db.dialect, { id: row.id, attempt: 1, owner: 'test-owner' }, patch, [])).committed, false, 'the lease is gone');
     // A commit under a lost lease writes none of its parts: no artifact, no usage, no timeline end.
     const stale = { ticket: row.id, name: `${row.id}.stale.log`, kind: 'log', blob_key: `stale/${row.id}`, size: 1, content_type: 'text/plain', keep_until: null, keep_rule: null, created: now, data: Buffer.from('x') };
     const usage = [{ tenant: 'acme', project: 'stale-usage', unit: 'day', start: 0, tickets: 1, errors: 0, processing_msec: 0, processing_pages: 0, redeliveries: 0, total_msec: 0, download_requests: 0, download_bytes: 0, download_msec: 0, upload_requests: 0, upload_bytes: 0, upload_msec: 0, cache_hits: 0 }];
     await db.insertInto('step_events').values({ ticket: row.id, attempt: 1, step: 'no-such-step', started: now, ended: null, outcome: null, error_code: null }).execute();
     const end = { outcome: 'failed' as const, errorCode: '500', at: now };
-    assert.equal(await tickets.completeStep(db, t.server.ctx.db.dialect, { id: row.id, attempt: 1, owner: 'test-owner' }, patch, [stale], usage, end), false);
+    assert.equal((await tickets.completeStep(db, t.server.ctx.db.dialect, { id: row.id, attempt: 1, owner: 'test-owner' }, patch, [stale], usage, end)).committed, false);
     assert.deepEqual(await db.selectFrom('artifacts').select('name').where('ticket', '=', row.id).execute(), []);
     assert.deepEqual(await db.selectFrom('stats').select('tickets').where('project', '=', 'stale-usage').execute(), []);
     assert.deepEqual((await db.selectFrom('step_events').select(['ended', 'outcome']).where('ticket', '=', row.id).execute()).map((e) => [e.ended, e.outcome]), [[null, null]]);

@@ -1,9 +1,10 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
-import { Prepared, sqlList as list } from './prepared.js';
+import { dueTickets, leaseUpdate, type ClaimValues } from './claim-query.js';
+import { Prepared, sqlList as list, type Slots } from './prepared.js';
 import type { ArtifactsTable, Database } from './schema.js';
 import { statsColumns, statsCounters, type StatsRow } from './stats.js';
-import type { AttemptEnd } from './ticket-attempts.js';
-import type { ArtifactRow } from './tickets.js';
+import type { AttemptEnd, StepCommit } from './ticket-attempts.js';
+import type { ArtifactRow, TicketRow } from './tickets.js';
 
 // PostgreSQL: a step's commit as one statement instead of a transaction of up to six round trips
 // (BEGIN, the outcome, the artifacts, the usage, the timeline, COMMIT). Each write after the
@@ -22,13 +23,15 @@ interface CommitShape {
   artifacts: number;
   usage: number;
   end: 'none' | 'ended' | 'forget';
+  /** The next due ticket is claimed too. */
+  claim: boolean;
 }
 
-const shapeKey = (s: CommitShape): string => `${s.columns.join(',')}|${s.artifacts}|${s.usage}|${s.end}`;
+const shapeKey = (s: CommitShape): string => `${s.columns.join(',')}|${s.artifacts}|${s.usage}|${s.end}|${s.claim ? 1 : 0}`;
 
 function parseShape(key: string): CommitShape {
-  const [columns, artifacts, usage, end] = key.split('|') as [string, string, string, CommitShape['end']];
-  return { columns: columns.split(',').filter(Boolean), artifacts: Number(artifacts), usage: Number(usage), end };
+  const [columns, artifacts, usage, end, claim] = key.split('|') as [string, string, string, CommitShape['end'], string];
+  return { columns: columns.split(',').filter(Boolean), artifacts: Number(artifacts), usage: Number(usage), end, claim: claim === '1' };
 }
 
 /** One row inserted from the slots `<prefix><column>` if the outcome was written. */
@@ -53,13 +56,26 @@ const commit = new Prepared<Record<string, unknown>, { n: number }>((db, v, key)
   const attemptOf = sql`ticket = ${v.id} and attempt = ${v.attempt} and exists (select from done)`;
   if (shape.end === 'ended') ctes.push(sql`ended as (update step_events set ended = ${v.end_at}, outcome = ${v.end_outcome}, error_code = ${v.end_error} where ${attemptOf})`);
   if (shape.end === 'forget') ctes.push(sql`forgotten as (delete from step_events where ${attemptOf})`);
-  const statement = sql<{ n: number }>`with ${list(ctes)} select count(*)::int as n from done`;
+  if (!shape.claim) {
+    const statement = sql<{ n: number }>`with ${list(ctes)} select count(*)::int as n from done`;
+    return { compile: (): CompiledQuery<{ n: number }> => statement.compile(db) };
+  }
+  // Every part of one statement reads the rows as they were before it: the committed ticket still
+  // looks leased, so the claim passes over it anyway; `except` says so, because PostgreSQL
+  // would apply only one of two updates of the same row in one statement.
+  const c = { owner: v.owner, until: v.claim_until, now: v.claim_now, limit: 1, except: v.id } as Slots<ClaimValues>;
+  const claim = leaseUpdate(db, c).where('id', 'in', dueTickets(db, c, 1, true).forUpdate().skipLocked()).returningAll();
+  ctes.push(sql`claimed as (${claim})`);
+  ctes.push(sql`claim_started as (insert into step_events (ticket, attempt, step, started) select id, attempt, next, cast(${v.claim_now} as bigint) from claimed on conflict (ticket, attempt) do nothing)`);
+  // One row whatever was claimed: the outcome's count, and the claimed ticket's columns or nulls.
+  const statement = sql<{ n: number }>`with ${list(ctes)} select (select count(*)::int from done) as n, claimed.* from (select 1) as one left join claimed on true`;
   return { compile: (): CompiledQuery<{ n: number }> => statement.compile(db) };
 });
 
 /**
  * Commits a step's outcome with its artifacts (names unique), usage rows and the end of the
- * attempt in the timeline, as one statement; false when the attempt no longer holds the lease.
+ * attempt in the timeline, as one statement, and with `claim` claims the next due ticket in it;
+ * `committed: false` when the attempt no longer holds the lease.
  */
 export async function commitStepPostgres(
   db: Kysely<Database>,
@@ -68,8 +84,10 @@ export async function commitStepPostgres(
   artifacts: readonly ArtifactRow[],
   usage: readonly StatsRow[],
   end: AttemptEnd | undefined,
-): Promise<boolean> {
+  claim: { now: number; until: number } | undefined,
+): Promise<StepCommit> {
   const values: Record<string, unknown> = { ...patch.values, id: ref.id, attempt: ref.attempt, owner: ref.owner };
+  if (claim) Object.assign(values, { claim_now: claim.now, claim_until: claim.until });
   artifacts.forEach((a, i) => {
     for (const c of artifactColumnList) values[`a${i}_${c}`] = a[c];
   });
@@ -77,7 +95,10 @@ export async function commitStepPostgres(
     for (const c of statsColumns) values[`u${i}_${c}`] = u[c];
   });
   if (end && end !== 'forget') Object.assign(values, { end_at: end.at, end_outcome: end.outcome, end_error: end.errorCode });
-  const key = shapeKey({ columns: patch.columns, artifacts: artifacts.length, usage: usage.length, end: end === undefined ? 'none' : end === 'forget' ? 'forget' : 'ended' });
+  const key = shapeKey({ columns: patch.columns, artifacts: artifacts.length, usage: usage.length, end: end === undefined ? 'none' : end === 'forget' ? 'forget' : 'ended', claim: claim !== undefined });
   const { rows } = await commit.execute(db, db, values, key);
-  return rows[0]?.n === 1;
+  const row = rows[0] as ({ n: number } & Partial<TicketRow>) | undefined;
+  if (!row || !claim || row.id == null) return { committed: row?.n === 1, claimed: null };
+  const { n, ...claimed } = row;
+  return { committed: n === 1, claimed: claimed as TicketRow };
 }

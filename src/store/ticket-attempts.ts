@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
+import { dueTickets, leaseUpdate, type ClaimValues } from './claim-query.js';
 import type { Dialect } from './db.js';
 import { artifactColumnList, artifactColumns, commitStepPostgres } from './pg-completion.js';
-import { Prepared, rowSlots, rowValues, type Slots } from './prepared.js';
+import { Prepared, rowSlots, rowValues } from './prepared.js';
 import type { Database } from './schema.js';
 import { addUsage, type StatsRow } from './stats.js';
 import { forget as forgetAttempt, recordEnd, recordStart } from './step-events.js';
@@ -26,57 +27,20 @@ export async function claimDue(db: Kysely<Database>, dialect: Dialect, owner: st
     // One ticket per statement: a claimed ticket's lease keeps the next statement from finding it.
     const claimed: TicketRow[] = [];
     while (claimed.length < limit) {
-      const { rows } = await claimNext.execute(db, trx, values);
-      const [t] = rows;
+      const t = await claimOneSqlite(db, trx, values);
       if (!t) break;
-      await recordStart(trx, t.id, t.attempt, t.next!, now, db);
       claimed.push(t);
     }
     return claimed;
   });
 }
 
-type ClaimValues = { owner: string; until: number; now: number; limit: number };
-
-/** The due tickets a claim takes, first `limit` in claim order. */
-function dueTickets(db: Kysely<Database>, v: Slots<ClaimValues>, limit: number) {
-  return db
-    .selectFrom('tickets')
-    .select('id')
-    .where('next', 'is not', null)
-    .where('run_after', '<=', v.now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', v.now)]))
-    // A project at its parallel limit waits; the count is of live leases of its other tickets.
-    .where((eb) =>
-      eb.or([
-        eb('max_parallel', 'is', null),
-        eb(
-          eb
-            .selectFrom('tickets as busy')
-            .select((e) => e.fn.countAll<number>().as('n'))
-            .whereRef('busy.tenant', '=', 'tickets.tenant')
-            .whereRef('busy.project', '=', 'tickets.project')
-            .where('busy.lease_until', '>=', v.now),
-          '<',
-          eb.ref('max_parallel'),
-        ),
-      ]),
-    )
-    .orderBy('priority')
-    .orderBy('run_after')
-    .orderBy('id')
-    .limit(limit);
-}
-
-/** Sets the lease and counts the attempt (and a redelivery when the previous holder never finished). */
-function leaseUpdate(db: Kysely<Database>, v: Slots<ClaimValues>) {
-  return db.updateTable('tickets').set({
-    lease_owner: v.owner,
-    lease_until: v.until,
-    attempt: sql<number>`attempt + 1`,
-    redeliveries: sql<number>`redeliveries + case when lease_owner is null then 0 else 1 end`,
-    updated: v.now,
-  });
+/** SQLite, inside a transaction: the next due ticket (other than `except` when given) claimed, its attempt's start in the timeline. */
+async function claimOneSqlite(db: Kysely<Database>, trx: Kysely<Database>, values: ClaimValues): Promise<TicketRow | undefined> {
+  const { rows } = values.except === undefined ? await claimNext.execute(db, trx, values) : await claimNextExcept.execute(db, trx, values as ClaimValues & { except: string });
+  const [t] = rows;
+  if (t) await recordStart(trx, t.id, t.attempt, t.next!, values.now, db);
+  return t;
 }
 
 /**
@@ -86,6 +50,13 @@ function leaseUpdate(db: Kysely<Database>, v: Slots<ClaimValues>) {
 const claimNext = new Prepared<ClaimValues, TicketRow>((db, v) =>
   leaseUpdate(db, v)
     .where('id', '=', dueTickets(db, v, 1))
+    .returningAll(),
+);
+
+/** SQLite: the same, passing over the ticket whose step is being committed. */
+const claimNextExcept = new Prepared<ClaimValues & { except: string }, TicketRow>((db, v) =>
+  leaseUpdate(db, v)
+    .where('id', '=', dueTickets(db, v, 1, true))
     .returningAll(),
 );
 
@@ -123,11 +94,24 @@ export async function renewLease(db: Kysely<Database>, id: string, attempt: numb
 /** How an attempt ended, for the timeline: an outcome, or `forget` for a deferral that changed nothing. */
 export type AttemptEnd = { outcome: 'succeeded' | 'failed'; errorCode: string | null; at: number } | 'forget';
 
+/** What a step's commit did: whether the attempt still held the lease, and the ticket it claimed next, if asked to. */
+export interface StepCommit {
+  committed: boolean;
+  claimed: TicketRow | null;
+}
+
 /**
  * Commits a step's outcome and the next step together, with the artifacts it produced, its
  * usage counters and the end of the attempt in the timeline, only if `attempt` still holds
- * the lease. False means a newer attempt owns the ticket (and nothing was written). SQLite
- * runs it as a transaction; PostgreSQL as one statement ({@link commitStepPostgres}).
+ * the lease. `committed: false` means a newer attempt owns the ticket (and nothing was
+ * written). SQLite runs it as a transaction; PostgreSQL as one statement ({@link commitStepPostgres}).
+ *
+ * With `claim`, the same transaction also claims the next due ticket (never the one committed)
+ * for `ref.owner`, as {@link claimDue} would: the slot the step frees is filled without a
+ * transaction of its own, which was one of a ticket's three commits. On SQLite only after a
+ * commit that found its attempt; on PostgreSQL the claim runs either way, and counts the
+ * committed ticket's lease as still live toward its project's parallel limit (the statement
+ * reads the rows as they were before it).
  */
 export async function completeStep(
   db: Kysely<Database>,
@@ -137,7 +121,8 @@ export async function completeStep(
   artifacts: ArtifactRow[],
   usage: readonly StatsRow[] = [],
   end?: AttemptEnd,
-): Promise<boolean> {
+  claim?: { now: number; until: number },
+): Promise<StepCommit> {
   // As Kysely's own update does, a column whose value is undefined is left out.
   const columns = (Object.keys(patch) as (keyof TicketPatch)[]).filter((c) => patch[c] !== undefined).sort();
   const values: Record<string, unknown> = {};
@@ -145,15 +130,16 @@ export async function completeStep(
   // A name stored again (a redelivery's rewrite) is one row: PostgreSQL refuses a statement that
   // would update one row twice, so the last row of a name wins.
   const unique = [...new Map(artifacts.map((a) => [a.name, a])).values()];
-  if (dialect.kind === 'postgres') return commitStepPostgres(db, ref, { columns, values }, unique, usage, end);
+  if (dialect.kind === 'postgres') return commitStepPostgres(db, ref, { columns, values }, unique, usage, end, claim);
   return db.transaction().execute(async (trx) => {
     const res = await completion.execute(db, trx, { ...values, id: ref.id, attempt: ref.attempt, owner: ref.owner }, columns.join(','));
-    if (Number(res.numAffectedRows) !== 1) return false;
+    if (Number(res.numAffectedRows) !== 1) return { committed: false, claimed: null };
     if (unique.length > 0) await artifactInsert.execute(db, trx, rowValues(unique, artifactColumnList), String(unique.length));
     await addUsage(trx, usage, db);
     if (end === 'forget') await forgetAttempt(trx, ref.id, ref.attempt);
     else if (end) await recordEnd(trx, ref.id, ref.attempt, end.outcome, end.errorCode, end.at, db);
-    return true;
+    const claimed = claim ? await claimOneSqlite(db, trx, { owner: ref.owner, until: claim.until, now: claim.now, limit: 1, except: ref.id }) : undefined;
+    return { committed: true, claimed: claimed ?? null };
   });
 }
 

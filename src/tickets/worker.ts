@@ -179,6 +179,12 @@ export class Worker implements LocalWorker {
     });
   }
 
+  /** A ticket a step's commit claimed for the slot it freed; released at once if this worker stopped meanwhile. */
+  private takeOver(row: TicketRow): void {
+    if (this.running) this.launch(row);
+    else void this.handBack(row);
+  }
+
   /** A ticket handed over while this worker stopped: released, so that any worker takes it up at once. */
   private async handBack(row: TicketRow): Promise<void> {
     const ref = { id: row.id, attempt: row.attempt, owner: this.id };
@@ -227,7 +233,13 @@ export class Worker implements LocalWorker {
     }
     const patch = await stepPatch({ ticket, step: stepName, params, config, outcome, implemented: this.implemented, now: ctx.now() });
     const end: AttemptEnd = outcome.kind === 'deferred' ? 'forget' : { outcome: outcome.kind, errorCode: outcome.kind === 'failed' ? outcome.errorCode : null, at: ctx.now() };
-    const committed = await tickets.completeStep(ctx.db.kysely, ctx.db.dialect, ref, patch, outcome.artifacts, stepUsage(ticket, stepName, outcome, patch), end);
+    // The slot this step frees takes the next due ticket in the same commit, unless the last
+    // claim found nothing and no hint came since (then the claim would find nothing again).
+    const seen = this.hints;
+    const claim = this.running && seen !== this.triedHints ? { now: ctx.now(), until: ctx.now() + ctx.settings.leaseMs } : undefined;
+    const { committed, claimed } = await tickets.completeStep(ctx.db.kysely, ctx.db.dialect, ref, patch, outcome.artifacts, stepUsage(ticket, stepName, outcome, patch), end, claim);
+    if (claimed) this.takeOver(claimed);
+    else if (claim && committed) this.triedHints = seen;
     if (!committed) {
       ctx.logger.warn({ ticket: ticket.id, attempt: ticket.attempt }, 'lease lost before the step finished; discarding its result');
       await Promise.all(outcome.artifacts.filter((a) => !a.data).map((a) => ctx.blobs.delete(a.blob_key)));
