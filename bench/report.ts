@@ -110,6 +110,9 @@ export function figures(results: R, cores: number): Figure[] {
     const at2000 = soak.series.find((p) => p.tickets === 2000) ?? soak.series[0]!;
     add('soak', `PSS ${soak.series.at(-1)!.pssMiB} MiB after ${soak.tickets} = ${f2(soak.lastOfAt2000)} × at ${at2000.tickets} (${at2000.pssMiB} MiB)`, '≤ 1.10 ×', judge(soak.lastOfAt2000 <= 1.1));
     add('soak series', soak.series.map((p) => p.pssMiB).join(' '));
+    // Which process grew: the service's own PSS per wave (results of older versions lack it).
+    const server = soak.series.map((p) => p.serverPssMiB as number | undefined).filter((x) => x !== undefined);
+    if (server.length) add('soak service', `PSS of the service process alone: ${server.join(' ')}`);
     // Results of a version without the CPU series have no such figure.
     const cpu = soak.series.map((p) => p.serverCpuMsPerTicket as number | undefined).filter((x) => x !== undefined);
     if (cpu.length) add('soak CPU', `service process, ms per ticket of each wave: ${cpu.map(f2).join(' ')}`);

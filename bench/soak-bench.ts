@@ -14,10 +14,11 @@ export interface SoakResults {
   seconds: number;
   docsPerSec: number;
   /**
-   * PSS and RSS of the process tree (MiB) after every 1000 completed tickets; CPU of the
-   * service process (all its threads, not the render processes) per ticket of that wave.
+   * PSS and RSS of the process tree (MiB) after every 1000 completed tickets, and the PSS of
+   * the service process alone (what the tree holds beyond it is the render processes'); CPU of
+   * the service process (all its threads, not the render processes) per ticket of that wave.
    */
-  series: { tickets: number; pssMiB: number; rssMiB: number; processes: number; serverCpuMsPerTicket: number }[];
+  series: { tickets: number; pssMiB: number; serverPssMiB: number; rssMiB: number; processes: number; serverCpuMsPerTicket: number }[];
   lastOfAt2000: number;
   peak: ReturnType<typeof mib>;
 }
@@ -41,9 +42,9 @@ export async function soakBench(b: BenchContext, tickets = 20_000, wave = 1000):
       await client.expectRendered(answers.flatMap((a) => a.tickets), 5);
       const serverCpuMsPerTicket = +((1000 * cpuSince(pid, cpu0).self) / wave).toFixed(2);
       const m = treeMemory(pid);
-      series.push({ tickets: done + wave, pssMiB: Math.round(m.pss), rssMiB: Math.round(m.rss), processes: m.processes, serverCpuMsPerTicket });
+      series.push({ tickets: done + wave, pssMiB: Math.round(m.pss), serverPssMiB: Math.round(m.rootPss), rssMiB: Math.round(m.rss), processes: m.processes, serverCpuMsPerTicket });
       const seconds = (performance.now() - started) / 1000;
-      console.error(`soak ${String(done + wave).padStart(6)} tickets  PSS ${Math.round(m.pss)} MiB  RSS ${Math.round(m.rss)} MiB  ${m.processes} processes  service CPU ${serverCpuMsPerTicket} ms/ticket  ${seconds.toFixed(0)} s`);
+      console.error(`soak ${String(done + wave).padStart(6)} tickets  PSS ${Math.round(m.pss)} MiB (service ${Math.round(m.rootPss)})  RSS ${Math.round(m.rss)} MiB  ${m.processes} processes  service CPU ${serverCpuMsPerTicket} ms/ticket  ${seconds.toFixed(0)} s`);
     }
     const seconds = (performance.now() - started) / 1000;
     const at2000 = series.find((s) => s.tickets === 2 * wave) ?? series[0]!;
