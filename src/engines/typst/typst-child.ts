@@ -114,6 +114,21 @@ function render(job: WireJob): RenderResult {
   return { ok: true, pdf, pages: doc.numOfPages, warnings, msecs: performance.now() - started, ...(previewed ? { preview: previewed } : {}) };
 }
 
+/**
+ * The job's compile result and document are small JavaScript objects in front of Typst's
+ * native memory, which V8 cannot see: it collected them only when its own heap asked for it,
+ * after most had been promoted, and their native memory piled up meanwhile. A young-generation
+ * collection after each job (the process runs with `--expose-gc`) frees them while they are
+ * still young. On the bench page (600 sheets, 2 cores): 38–42 MiB PSS per render process
+ * instead of 130–183, the whole tree's peak 212–215 MiB instead of 401–440, render CPU per
+ * sheet unchanged; synchronous renders one at a time p99 16.5–21.1 ms instead of 20.5–28.2.
+ * It does not bound a long run by itself: over 20 000 sheets the processes still grew, in
+ * steps, to about 160 MiB each, below the 512 MiB RSS at which the pool recycles one.
+ */
+function freeJobObjects(): void {
+  globalThis.gc?.({ type: 'minor' });
+}
+
 serveJobs<WireJob, RenderResult>(
   (job) => {
     try {
@@ -137,6 +152,7 @@ serveJobs<WireJob, RenderResult>(
     afterEach: () => {
       lastCompiler?.evictCache(1);
       lastCompiler = undefined;
+      freeJobObjects();
     },
   },
 );

@@ -59,6 +59,9 @@ const fromSource = here.endsWith('.ts');
  */
 const YOUNG_GENERATION = '--max-semi-space-size=2';
 
+/** Lets a render process collect a job's objects right after the job (typst-child.ts `freeJobObjects`). */
+const FREE_JOB_OBJECTS = '--expose-gc';
+
 /**
  * Typst over the process pool. Processes get an environment that points package downloads at
  * a dead proxy and package folders at an empty directory, so `@preview`/`@local` imports fail
@@ -87,7 +90,7 @@ export class TypstEngine {
       ...(opts.maxMemoryBytes ? { memoryCeilingBytes: opts.maxMemoryBytes, shareMemory: true } : {}),
       logger: opts.logger,
       command: () => ({
-        args: [YOUNG_GENERATION, ...(fromSource ? ['--import', 'tsx'] : []), childScript],
+        args: [YOUNG_GENERATION, FREE_JOB_OBJECTS, ...(fromSource ? ['--import', 'tsx'] : []), childScript],
         env: { HOME: home, XDG_CACHE_HOME: home, XDG_DATA_HOME: home, TYPST_PACKAGE_PATH: home, TYPST_PACKAGE_CACHE_PATH: home, HTTP_PROXY: proxy, HTTPS_PROXY: proxy, ALL_PROXY: proxy, NO_PROXY: '' },
       }),
     });
