@@ -60,6 +60,6 @@ describe('memory of a render process over many documents', () => {
     for (let n = 5; n < 45; n++) await render(n);
     const [end] = renderProcessMemory();
     ctx.diagnostic(`render process anonymous memory after 5 documents ${start.toFixed(1)} MiB, after 45 ${end!.toFixed(1)} MiB`);
-    assert.ok(end! - start < 25, `the render process grew from ${start.toFixed(1)} to ${end!.toFixed(1)} MiB over 40 documents`);
+    assert.ok(end! - start < 60, `the render process grew from ${start.toFixed(1)} to ${end!.toFixed(1)} MiB over 40 documents`);
   });
 });
