@@ -12,6 +12,7 @@ import { hotPathIndexes } from './011-hot-path-indexes.js';
 import { artifactData } from './012-artifact-data.js';
 import { artifactDataUncompressed } from './013-artifact-data-uncompressed.js';
 import { dropRedundantIndexes } from './014-drop-redundant-indexes.js';
+import { partialTicketIndexes } from './015-partial-ticket-indexes.js';
 
 /** Every migration for one engine, in order. Names sort lexically; never rename one that shipped. */
 export const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> => ({
@@ -28,4 +29,5 @@ export const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migra
   '012-artifact-data': artifactData,
   '013-artifact-data-uncompressed': artifactDataUncompressed(kind),
   '014-drop-redundant-indexes': dropRedundantIndexes,
+  '015-partial-ticket-indexes': partialTicketIndexes,
 });
