@@ -123,12 +123,13 @@ function render(job: WireJob): RenderResult {
  * instead of 130–183, the whole tree's peak 212–215 MiB instead of 401–440, render CPU per
  * sheet unchanged; synchronous renders one at a time p99 16.5–21.1 ms instead of 20.5–28.2.
  *
- * What survives that collection (a job message still referenced while it runs, for one) is
- * promoted, and the old generation, a few MiB of JavaScript, is rarely full enough for V8 to
- * collect: over the 20 000-sheet soak the processes still grew to about 160 MiB each, in steps.
- * A full collection every {@link FULL_COLLECTION_EVERY} jobs (~4 ms, ~7.5 ms CPU on a 5 MiB
- * heap here: 0.015 ms a job) kept the soak's whole tree at 206–215 MiB from start to end
- * (render processes ~40 MiB PSS each), against 477–485 MiB at its end before.
+ * What outlives that collection is promoted, the jobs' ArrayBuffers among it (in a loop of
+ * sheets they grew by 1.3 MiB per 1000 jobs), and the old generation, a few MiB of
+ * JavaScript, is seldom full enough for V8 to collect it: over the 20 000-sheet soak the
+ * processes still grew to about 160 MiB each, in steps. A full collection every
+ * {@link FULL_COLLECTION_EVERY} jobs (~4 ms, ~7.5 ms CPU on a 4 MiB heap here: 0.015 ms a
+ * job) kept the soak's whole tree at 203–222 MiB from start to end (render processes ~40 MiB
+ * PSS each), against 477–485 MiB at its end before.
  */
 const FULL_COLLECTION_EVERY = 500;
 let jobsSinceFullCollection = 0;
