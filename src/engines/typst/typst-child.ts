@@ -123,13 +123,15 @@ function render(job: WireJob): RenderResult {
  * instead of 130–183, the whole tree's peak 212–215 MiB instead of 401–440, render CPU per
  * sheet unchanged; synchronous renders one at a time p99 16.5–21.1 ms instead of 20.5–28.2.
  *
- * What outlives that collection is promoted, the jobs' ArrayBuffers among it (in a loop of
- * sheets they grew by 1.3 MiB per 1000 jobs), and the old generation, a few MiB of
- * JavaScript, is seldom full enough for V8 to collect it: over the 20 000-sheet soak the
- * processes still grew to about 160 MiB each, in steps. A full collection every
- * {@link FULL_COLLECTION_EVERY} jobs (~4 ms, ~7.5 ms CPU on a 4 MiB heap here: 0.015 ms a
- * job) kept the soak's whole tree at 203–222 MiB from start to end (render processes ~40 MiB
- * PSS each), against 477–485 MiB at its end before.
+ * What outlives that collection is promoted (in a loop of bench sheets outside the service,
+ * the jobs' ArrayBuffers grew by 1.3 MiB per 1000 jobs until a full collection freed them),
+ * and the old generation, a few MiB of JavaScript, is seldom full enough for V8 to collect it:
+ * over the 20 000-sheet soak the processes still grew to about 160 MiB each, in steps. A full
+ * collection every {@link FULL_COLLECTION_EVERY} jobs (~4 ms, ~7.5 ms CPU on a 4 MiB heap
+ * here: 0.015 ms a job) kept the soak's whole tree at 203–222 MiB from start to end (render
+ * processes ~40 MiB PSS each), against 477–485 MiB at its end before. No test in `npm test`
+ * can tell the two apart in its time (1100 jobs with 64 KiB of data each did not grow either
+ * way); the soak (`npm run bench -- soak`) is the check.
  */
 const FULL_COLLECTION_EVERY = 500;
 let jobsSinceFullCollection = 0;
@@ -137,8 +139,8 @@ let jobsSinceFullCollection = 0;
 function freeJobObjects(): void {
   const full = ++jobsSinceFullCollection >= FULL_COLLECTION_EVERY;
   if (full) jobsSinceFullCollection = 0;
-  // Not `{ type: 'major' }`: that collection left the jobs' ArrayBuffers in place (their
-  // memory kept growing by ~1.3 MiB per 1000 jobs), the default forced one frees them.
+  // Not `{ type: 'major' }`: with it the soak's tree still crept, to 307 MiB, and in the loop
+  // above the ArrayBuffers kept growing; the default forced collection frees them.
   if (full) globalThis.gc?.();
   else globalThis.gc?.({ type: 'minor' });
 }
