@@ -140,7 +140,7 @@ function freeJobObjects(): void {
   const full = ++jobsSinceFullCollection >= FULL_COLLECTION_EVERY;
   if (full) jobsSinceFullCollection = 0;
   // Not `{ type: 'major' }`: with it the soak's tree still crept, to 307 MiB, and in the loop
-  // above the ArrayBuffers kept growing; the default forced collection frees them.
+  // of sheets named above the ArrayBuffers kept growing; the default forced collection frees them.
   if (full) globalThis.gc?.();
   else globalThis.gc?.({ type: 'minor' });
 }
