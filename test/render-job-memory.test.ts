@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { pdfText } from './helpers/pdf.js';
-import { descendants } from './helpers/processes.js';
+import { renderProcesses } from './helpers/processes.js';
 import { artifactPdf, putFile, setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -14,9 +14,8 @@ const noProc = existsSync('/proc/self/smaps_rollup') ? false : 'needs /proc (Lin
  * test files' render processes) mapping the same libraries.
  */
 function renderProcessMemory(): number[] {
-  return descendants(process.pid).flatMap((pid) => {
+  return renderProcesses().flatMap((pid) => {
     try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('typst-child')) return [];
       return [Number(/^Anonymous:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))![1]) / 1024];
     } catch {
       return []; // the process ended while we looked

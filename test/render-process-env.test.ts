@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { descendants } from './helpers/processes.js';
+import { renderProcesses } from './helpers/processes.js';
 import { setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -9,9 +9,8 @@ const noProc = existsSync('/proc/self/environ') ? false : 'needs /proc (Linux) t
 
 /** The environment of each Typst render process below this test process (which runs the server). */
 function renderProcessEnvs(): Map<string, string>[] {
-  return descendants(process.pid).flatMap((pid) => {
+  return renderProcesses().flatMap((pid) => {
     try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('typst-child')) return [];
       const vars = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
       return [new Map(vars.map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]))];
     } catch {

@@ -19,3 +19,14 @@ export function descendants(pid: number): number[] {
   walk(pid);
   return out;
 }
+
+/** The Typst render processes below `pid` (the test process, which runs the server). */
+export function renderProcesses(pid = process.pid): number[] {
+  return descendants(pid).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('typst-child');
+    } catch {
+      return false; // the process ended while we looked
+    }
+  });
+}
