@@ -1,6 +1,7 @@
 // The summary of a run: one line per figure with its target and ok / MISS, read from the
 // results object the sections filled. `--check` fails the run on any MISS (or a section error).
 import type { CatalogueResults } from './catalogue-bench.js';
+import type { FloorResults } from './floor-bench.js';
 import type { IntakeResults } from './intake-bench.js';
 import type { ScaleResults } from './scale-bench.js';
 import type { AsyncRun, Bracket, SheetResults } from './sheet-bench.js';
@@ -56,6 +57,12 @@ export function figures(results: R, cores: number): Figure[] {
   }
   const m = results.memory as SheetResults['memory'] | undefined;
   if (m) add('memory', `peak PSS ${m.pssMiB} MiB of the process tree (server ${m.serverPssMiB}, RSS sum ${m.rssMiB}, ${m.processes} processes)`, '≤ 350 MiB', judge(m.pssMiB <= 350));
+  // What an HTTP process feeding the same render pool reaches with nothing stored: context for the lines above.
+  const fl = results.floor as FloorResults | undefined;
+  if (fl) {
+    add('floor', `${f2(fl.async.ofRaw)} of raw Typst (${f1(fl.async.docsPerSec)} vs ${f1((fl.raw.docsPerSec.before + fl.raw.docsPerSec.after) / 2)} docs/s) storing nothing: HTTP and the render pool only; its process ${f2(fl.async.serverCpuMsPerTicket)} ms/ticket, render processes ${f1(fl.async.renderCpuMsPerTicket)} ms against raw ${f1(fl.raw.cpuMsPerDoc)} ms/doc`);
+    add('floor sync', `p50 ${f1(fl.sync.p50Ms)} ms = raw + ${f1(fl.sync.overP50Ms)} ms, p95 ${f1(fl.sync.p95Ms)} ms = raw + ${f1(fl.sync.overP95Ms)} ms (${fl.sync.requests} requests one at a time)`);
+  }
 
   const pg = results.postgres as ScaleResults | undefined;
   if (pg) {

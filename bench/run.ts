@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { catalogue10kBench, catalogueBench } from './catalogue-bench.js';
 import { convertBench } from './convert-bench.js';
 import { fanoutBench } from './fanout-bench.js';
+import { floorBench } from './floor-bench.js';
 import { intakeBench } from './intake-bench.js';
 import { pptxBench } from './pptx-bench.js';
 import { figures, missed, summary } from './report.js';
@@ -25,6 +26,7 @@ const bench: BenchContext = { cores, results };
 /** Sections by name, in the order they run; all but `soak` run by default. */
 const sections: Record<string, () => Promise<void>> = {
   pdf: () => sheetBench(bench),
+  floor: () => floorBench(bench),
   intake: () => intakeBench(bench),
   postgres: () => postgresBench(bench),
   catalogue: () => catalogueBench(bench),

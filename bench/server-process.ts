@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * The `start` script in package.json: its environment assignments (before `node`) and Node.js
  * flags (between `node` and the script), so the bench runs the service as `npm start` does.
  */
-const SERVICE_START: { env: Record<string, string>; flags: string[] } = (() => {
+export const SERVICE_START: { env: Record<string, string>; flags: string[] } = (() => {
   const start = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const m = /^((?:[A-Z_]+=\S+\s+)*)node((?:\s+--\S+)*)\s+dist\/cli\/main\.js serve$/.exec(start);
   if (!m) throw new Error(`bench: cannot read the environment and Node.js flags of the start script: ${start}`);

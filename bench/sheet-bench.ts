@@ -72,8 +72,8 @@ export interface Bracket {
   drift: number;
 }
 
-const bracket = (before: number, after: number): Bracket => ({ before, after, drift: +(after / before - 1).toFixed(3) });
-const mean = (b: Bracket) => (b.before + b.after) / 2;
+export const bracket = (before: number, after: number): Bracket => ({ before, after, drift: +(after / before - 1).toFixed(3) });
+export const mean = (b: Bracket) => (b.before + b.after) / 2;
 
 export interface SheetResults {
   rawTypst: {
