@@ -6,6 +6,9 @@ import { request } from 'undici';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** timeToWait of synchronous requests: the contract's maximum. */
+const SYNC_WAIT_MS = 1_200_000;
+
 async function call(url: string, init: RequestInit = {}): Promise<Response> {
   const res = await fetch(url, { ...init, headers: { accept: 'application/json', ...(init.headers as Record<string, string>) } });
   if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
@@ -71,8 +74,11 @@ export class ProjectClient {
   /** A synchronous render (`timeToWait`): milliseconds until the whole PDF is read. */
   async renderSync(body: Buffer, query: string, contentType = 'application/zip'): Promise<{ ms: number; bytes: number; ticket: string }> {
     const started = performance.now();
-    const url = this.renderUrl(`timeToWait=1200000${query ? `&${query}` : ''}`);
-    const res = await request(url, { method: 'POST', body, headers: { ...this.jobs, 'content-type': contentType, accept: 'application/pdf' } });
+    const url = this.renderUrl(`timeToWait=${SYNC_WAIT_MS}${query ? `&${query}` : ''}`);
+    // undici gives up after 300 s without headers by default, before a long render (a 10 000-product
+    // catalogue on a slow day) or the service's own 408 at timeToWait could answer.
+    const timeouts = { headersTimeout: SYNC_WAIT_MS + 60_000, bodyTimeout: SYNC_WAIT_MS + 60_000 };
+    const res = await request(url, { method: 'POST', body, ...timeouts, headers: { ...this.jobs, 'content-type': contentType, accept: 'application/pdf' } });
     if (res.statusCode !== 200) {
       const text = await res.body.text();
       let message = text;
