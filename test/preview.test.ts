@@ -241,7 +241,7 @@ describe('preview time limit without a project limit', () => {
   let t: TestServer;
   let admin: string;
   before(async () => {
-    // Renders may run for five minutes (the default); previews here get three seconds.
+    // Renders may run for ten minutes (the default); previews here get three seconds.
     t = await startTestServer('sqlite', { renderThreads: 1, previewTimeoutMs: 3000 });
     ({ admin } = await setupProject(t));
   });
@@ -251,7 +251,7 @@ describe('preview time limit without a project limit', () => {
     t.fetch('/rest/tenants/acme/projects/shop/preview', { method: 'POST', body: JSON.stringify({ template }), headers: { 'content-type': 'application/json' }, token: admin });
 
   it('stops a preview at PRESSROOM_PREVIEW_TIMEOUT_MS, not at the longer render limit', async () => {
-    assert.equal(t.server.ctx.settings.renderTimeoutMs, 300_000);
+    assert.equal(t.server.ctx.settings.renderTimeoutMs, 600_000);
     // A first preview starts the preview process, so its start does not count against the limit.
     assert.equal((await post('warm')).status, 200);
     const started = Date.now();

@@ -25,7 +25,7 @@ export interface TransformRequest {
 export interface TransformerOptions {
   /** Sandbox processes, i.e. transforms running at once. @defaultValue 2 (1 on a single core) */
   processes?: number;
-  /** Time limit of one transform, compilation included, in ms; the service passes PRESSROOM_RENDER_TIMEOUT_MS. @defaultValue 300000 */
+  /** Time limit of one transform, compilation included, in ms; the service passes PRESSROOM_RENDER_TIMEOUT_MS. @defaultValue 600000 */
   timeoutMs?: number;
   /** Compiled stylesheets kept, keyed by the sha256 of the stylesheet. @defaultValue 100 */
   cacheSize?: number;
@@ -84,7 +84,7 @@ class SaxonTransformer implements Transformer {
   private closed = false;
 
   constructor(opts: TransformerOptions = {}) {
-    this.timeoutMs = opts.timeoutMs ?? 300_000;
+    this.timeoutMs = opts.timeoutMs ?? 600_000;
     this.compiled = new LruCache(Math.max(1, opts.cacheSize ?? 100));
     this.logger = opts.logger ?? pino({ level: 'silent' });
     const maxMemoryMb = opts.maxMemoryMb ?? 512;
