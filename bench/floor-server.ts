@@ -18,7 +18,7 @@ const { JOB_ROOT, TypstEngine } = (await import(dist('engines/typst/index.js')))
 const { readZip } = (await import(dist('zip/index.js'))) as typeof ZipModule;
 
 const doc = await sheetRaw();
-// The template and the helper library come from the repository in the service: known hashes.
+// The template and the helper library: the same bytes in every job, as in the service.
 const shared = doc.files.filter(([path]) => !path.endsWith('.png')).map(([path, data]) => ({ path, data }));
 const engine = new TypstEngine({ size: Number(process.env.PRESSROOM_RENDER_THREADS ?? 2), timeoutMs: 60_000, logger: pino({ level: 'warn' }) });
 
