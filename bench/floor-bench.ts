@@ -10,7 +10,7 @@ import { sheetRaw, sheetXml, sheetZip } from './documents.js';
 import { percentile } from './fixtures.js';
 import { cpuSince, treeCpu } from './procfs.js';
 import { rawLatency, rawThroughput } from './raw-typst.js';
-import { SERVICE_START } from './server-process.js';
+import { listeningOn, SERVICE_START } from './server-process.js';
 import { bracket, mean, type BenchContext, type Bracket } from './sheet-bench.js';
 
 export interface FloorResults {
@@ -31,15 +31,7 @@ async function startFloor(cores: number): Promise<Floor> {
     env: { ...process.env, ...SERVICE_START.env, PRESSROOM_RENDER_THREADS: String(cores) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`floor server exited (${code}) before listening`)));
-  });
+  const url = await listeningOn(child, /listening on (http:\/\/\S+)/, 'floor server');
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();

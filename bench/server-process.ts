@@ -46,6 +46,19 @@ export interface BenchServerOptions {
   data?: string;
 }
 
+/** The first capture of `pattern` in what `child` prints once it says where it listens; rejects if it exits first. */
+export function listeningOn(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = pattern.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before listening`)));
+  });
+}
+
 /**
  * Starts the built service (dist/) as its own process on a fresh data folder (SQLite, file
  * blobs) unless `env` names a database. Resolves once it listens (a worker: once its metrics
@@ -70,15 +83,8 @@ export async function startBenchServer(env: Record<string, string> = {}, opts: B
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /(?:listening|worker metrics) on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(opts.role === 'worker' ? '' : m[1]!.replace(/\s.*$/, ''));
-    });
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening`)));
-  });
+  const announced = await listeningOn(child, /(?:listening|worker metrics) on (http:\/\/\S+)/, 'server');
+  const url = opts.role === 'worker' ? '' : announced.replace(/\s.*$/, '');
   return {
     url,
     child,
