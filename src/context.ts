@@ -35,6 +35,8 @@ export interface Context {
 export interface LocalWorker {
   /** A lease for one ticket about to be stored, or null when the worker is busy, stopping or may have due tickets. */
   reserve(): TicketLease | null;
+  /** The body intake has just stored as an input blob under `key`: the step that reads it may take it from memory. */
+  keepInput(key: string, body: Buffer): void;
 }
 
 /** A reserved slot of the local worker. start or cancel must follow; whichever comes second does nothing. */

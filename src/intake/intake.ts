@@ -105,7 +105,12 @@ async function storeOne(
     const row = job.makeRow(id, { type: job.inputType, inline: inline ? job.body : null, key: inline ? null : key, size: job.body.length }, leased);
     // The blob before the row that points at it: a committed ticket always has its input.
     const stored = (async () => {
-      if (!inline) await job.blobs.put(key, job.body);
+      if (!inline) {
+        await job.blobs.put(key, job.body);
+        // Kept before the row exists, so the step that claims it finds it; a ticket whose row
+        // never commits leaves its body to the holder's time limit.
+        if (!lease) ctx.localWorker.current?.keepInput(key, job.body);
+      }
       await tickets.insertTicketsCounted(ctx.db.kysely, ctx.db.dialect, [row], quotaPeriod(job.now), lease ? job.now : undefined);
     })();
     // The local worker renders from the body in hand meanwhile: storing is file system and

@@ -7,6 +7,7 @@ import { ticketErrorCodes } from '../errors.js';
 import { stepUsage } from '../stats/index.js';
 import { tickets, type AttemptEnd, type Notifier, type TicketRow } from '../store/index.js';
 import type { TicketParams } from './params.js';
+import { RecentInputs } from './recent-inputs.js';
 import type { Step, StepOutcome } from './step.js';
 import { stepPatch } from './step-patch.js';
 import { reportStep } from './step-report.js';
@@ -34,6 +35,8 @@ export class Worker implements LocalWorker {
    */
   private hints = 1;
   private triedHints = 0;
+  /** Input blobs intake just stored, for the steps that will read them here. */
+  private readonly recentInputs: RecentInputs;
   /** Slots promised to intake (see {@link reserve}) whose tickets are not running yet. */
   private reserved = 0;
   private wake: (() => void) | null = null;
@@ -46,6 +49,7 @@ export class Worker implements LocalWorker {
     private readonly steps: ReadonlyMap<string, Step>,
   ) {
     this.implemented = new Set(steps.keys());
+    this.recentInputs = new RecentInputs(ctx.now);
   }
 
   start(): void {
@@ -86,6 +90,10 @@ export class Worker implements LocalWorker {
       },
       cancel: () => void close(),
     };
+  }
+
+  keepInput(key: string, body: Buffer): void {
+    if (this.running) this.recentInputs.offer(key, body);
   }
 
   /**
@@ -210,7 +218,7 @@ export class Worker implements LocalWorker {
     let outcome: StepOutcome;
     try {
       outcome = step
-        ? await step.run({ ctx, ticket, params, config, ...(handed ? { received: handed.input } : {}) })
+        ? await step.run({ ctx, ticket, params, config, ...this.recentInputs.inHand(ticket, handed) })
         : { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `no worker implements step ${stepName}`, artifacts: [] };
     } catch (err) {
       // A blob store outage is no bug: its message says what is wrong, and its code is redeliverable.
