@@ -8,8 +8,7 @@ export const RECENT_INPUTS_TTL_MS = 60_000;
 
 /**
  * Request bodies intake has just stored as their tickets' input blobs, held for the step of this
- * process that will read them, which then needs no read from the blob store: a file's open,
- * stat, read and close (0.2-0.3 ms of CPU for a bench sheet), or a GET from object storage.
+ * process that will read them, which then needs no GET from object storage.
  *
  * Each body is taken once, by the first step that asks for its key; a redelivery reads the blob.
  * A full holder admits nothing new rather than evicting: tickets are claimed oldest first, so the
@@ -44,15 +43,6 @@ export class RecentInputs {
     return entry.body;
   }
 
-  /**
-   * The input body this process holds for a ticket's step, as `StepInput.received`: the one
-   * intake handed over with the ticket, else the one it kept (a fanout part's shared ZIP never is).
-   */
-  inHand(ticket: Pick<TicketRow, 'input_key' | 'input_type'>, handed?: HandedTicket): { received?: Buffer } {
-    const body = handed?.input ?? (ticket.input_key && ticket.input_type !== 'zip-part' ? this.take(ticket.input_key) : undefined);
-    return body ? { received: body } : {};
-  }
-
   /** Bytes held now. */
   get size(): number {
     return this.bytes;
@@ -67,4 +57,13 @@ export class RecentInputs {
       this.bytes -= entry.body.length;
     }
   }
+}
+
+/**
+ * The input body this process holds for a ticket's step, as `StepInput.received`: the one intake
+ * handed over with the ticket, else the one it kept (a fanout part's shared ZIP never is).
+ */
+export function inputInHand(ticket: Pick<TicketRow, 'input_key' | 'input_type'>, handed: HandedTicket | undefined, recent: RecentInputs | null): { received?: Buffer } {
+  const body = handed?.input ?? (recent && ticket.input_key && ticket.input_type !== 'zip-part' ? recent.take(ticket.input_key) : undefined);
+  return body ? { received: body } : {};
 }
