@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { crc32, inflateRawSync } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { AppError } from '../errors.js';
+import { BufferArchive } from './buffer-archive.js';
 
 /** Limits applied while reading one ZIP; every one is checked on the bytes actually inflated. */
 export interface ZipLimits {
@@ -75,7 +76,8 @@ function fromYauzl(err: Error): AppError {
 function open(buffer: Buffer): Promise<ZipFile> {
   return new Promise((resolve, reject) => {
     // strictFileNames: backslashes are refused instead of being turned into folders.
-    yauzl.fromBuffer(buffer, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, decodeStrings: true }, (err, zip) => {
+    const options = { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, decodeStrings: true, autoClose: false };
+    yauzl.fromRandomAccessReader(new BufferArchive(buffer), buffer.length, options, (err, zip) => {
       if (err || !zip) reject(refuse(`not a readable ZIP: ${err?.message ?? 'no archive'}`, undefined, err));
       else resolve(zip);
     });
@@ -277,7 +279,8 @@ async function walkZip(buffer: Buffer, limits: ZipLimits, hold: (name: string) =
     await new Promise<void>((resolve, reject) => {
       zip.on('entry', (entry: Entry) => {
         if (++count > limits.maxEntries) return reject(refuse(`more than ${limits.maxEntries} entries`));
-        readEntry(entry).then(() => zip.readEntry(), reject);
+        // After the last entry, done: yauzl would say so only after a turn of the event loop.
+        readEntry(entry).then(() => (count === zip.entryCount ? resolve() : zip.readEntry()), reject);
       });
       zip.on('end', () => resolve());
       zip.on('error', (err: Error) => reject(fromYauzl(err)));
