@@ -2,9 +2,9 @@ import type { HandedTicket } from '../context.js';
 import type { TicketRow } from '../store/index.js';
 
 /** Most bytes of request bodies held at once: about 600 bench sheets (ZIPs of ~55 KB). */
-export const RECENT_INPUTS_MAX_BYTES = 32 * 1024 * 1024;
+const RECENT_INPUTS_MAX_BYTES = 32 * 1024 * 1024;
 /** A body no step took within this long was claimed by another process, or never will be. */
-export const RECENT_INPUTS_TTL_MS = 60_000;
+const RECENT_INPUTS_TTL_MS = 60_000;
 
 /**
  * Request bodies intake has just stored as their tickets' input blobs, held for the step of this
