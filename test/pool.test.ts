@@ -13,6 +13,7 @@ const linux = existsSync('/proc/self/status') ? false : 'needs /proc (Linux) to 
 
 type Job =
   | { op: 'echo'; value: string }
+  | { op: 'say'; rssMb: number; keepsMb: number }
   | { op: 'sleep'; ms: number }
   | { op: 'spin' | 'crash' | 'throw' }
   | { op: 'hold' | 'alloc'; mb: number }
@@ -191,6 +192,36 @@ describe('process pool', () => {
     await jobsUntilAnotherProcess(counted, pids[0]!);
     await until('the counted-out process to end', () => !alive(pids[0]!));
     assert.equal(counted.stats().replaced.recycled, 1);
+  });
+
+  it('recycles a process whose memory floor rose, not for one big job nor for what it keeps on purpose', async () => {
+    const p = pool({ recycleOnFloorRise: { settleJobs: 4, windowJobs: 2, marginBytes: 40 * MiB } });
+    const say = (rssMb: number, keepsMb = 0) => p.run({ op: 'say', rssMb, keepsMb });
+    const { pid } = await say(100);
+    for (let i = 0; i < 3; i++) await say(100);
+    // One big job: the least it held over its last two jobs is still 100 MiB.
+    await say(300);
+    await say(100);
+    // 200 MiB more of what it says it keeps (files, fonts) is not a raised floor.
+    for (let i = 0; i < 3; i++) await say(300, 200);
+    await say(160);
+    assert.equal(p.stats().replaced.recycled, 0);
+    // Two jobs in a row at 160 MiB: 60 MiB above the settled 100, past the 40 MiB margin.
+    await say(160);
+    assert.equal(p.stats().replaced.recycled, 1);
+    await jobsUntilAnotherProcess(p, pid);
+    await until('the process whose floor rose to end', () => !alive(pid));
+  });
+
+  it('sees a floor rise in the memory a process really holds', { skip: linux }, async () => {
+    const p = pool({ recycleOnFloorRise: { settleJobs: 3, windowJobs: 2, marginBytes: 32 * MiB } });
+    const first = await p.run({ op: 'echo', value: '' });
+    for (let i = 0; i < 2; i++) await p.run({ op: 'echo', value: '' });
+    await p.run({ op: 'hold', mb: 64 });
+    assert.equal(p.stats().replaced.recycled, 0, 'one job that holds more is not yet a raised floor');
+    await p.run({ op: 'echo', value: '' });
+    assert.equal(p.stats().replaced.recycled, 1);
+    await jobsUntilAnotherProcess(p, first.pid);
   });
 
   it('runs its processes at a lower priority than the server (niceness +10)', { skip: linux }, async () => {

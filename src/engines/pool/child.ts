@@ -6,6 +6,8 @@ export interface ServeOptions<Job> {
    * answer has been handed to the channel, before the process starts its next job.
    */
   afterEach?: () => void;
+  /** Bytes the process keeps on purpose between jobs (files, fonts), reported with each answer. */
+  keeps?: () => number;
   /**
    * A job the parent cancelled before it started: whatever the job tells the process to keep or
    * forget beside its own work (resident files) still applies, so both sides keep agreeing.
@@ -26,6 +28,7 @@ export function serveJobs<Job, Result, Progress = never>(handle: (job: Job, prog
     if (sent) process.send?.(message, sent);
     else process.send?.(message);
   };
+  const memory = (): { rss: number; keeps?: number } => (opts.keeps ? { rss: process.memoryUsage.rss(), keeps: opts.keeps() } : { rss: process.memoryUsage.rss() });
   const waiting: JobMessage<Job>[] = [];
   let running = false;
   const next = (): void => {
@@ -46,9 +49,9 @@ export function serveJobs<Job, Result, Progress = never>(handle: (job: Job, prog
   const run = async (message: JobMessage<Job>): Promise<void> => {
     try {
       const result = await handle(message.job, (progress) => send({ id: message.id, progress }));
-      send({ id: message.id, result, rss: process.memoryUsage.rss() }, done);
+      send({ id: message.id, result, ...memory() }, done);
     } catch (err) {
-      send({ id: message.id, error: err instanceof Error ? err.message : String(err), rss: process.memoryUsage.rss() }, done);
+      send({ id: message.id, error: err instanceof Error ? err.message : String(err), ...memory() }, done);
     }
   };
   process.on('message', (message: JobMessage<Job> | CancelMessage) => {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { FloorRise } from './memory-floor.js';
 import type { NodeCommand } from './spawn-node.js';
 
 /** How a pool runs its processes. */
@@ -26,6 +27,12 @@ export interface ProcessPoolOptions {
   shareMemory?: boolean;
   /** A process resident past this after a job is replaced (engines whose caches grow). */
   recycleRssBytes?: number;
+  /**
+   * A process whose memory floor rose is replaced: the lowest resident size it reported over
+   * its last jobs, less what it says it keeps on purpose, past the same figure once it settled
+   * (MemoryFloor). For engines whose native heap fragments; needs children that report `rss`.
+   */
+  recycleOnFloorRise?: FloorRise;
   /** A process is replaced after this many jobs. */
   recycleAfterJobs?: number;
   /**

@@ -3,6 +3,8 @@ import { PoolError } from './pool-error.js';
 import type { ChildMessage } from './protocol.js';
 import { dataLimitBytes, mib, residentBytes, sharedCeilingBytes } from './memory.js';
 import { ProcessSlot, type JobWatch } from './process-slot.js';
+import { MemoryFloor } from './memory-floor.js';
+import { recycleReason } from './recycling.js';
 import { buildJob, cancelAhead, takeBackAhead, type Task } from './pool-task.js';
 import { jobWatch, memoryError, sendError, type ReplaceReason } from './job-watch.js';
 
@@ -82,6 +84,7 @@ export class ProcessPool<Job, Result, Progress = never> {
     const dataLimit = share === undefined ? undefined : Math.max(dataLimitBytes(share), shareMemory ? size * share : 0);
     const slot = new ProcessSlot<Task<Job, Result, Progress>>(this.opts.command(), dataLimit, this.opts.logger.child({ engine: this.opts.name }));
     slot.replaces = replaces;
+    if (this.opts.recycleOnFloorRise) slot.floor = new MemoryFloor(this.opts.recycleOnFloorRise);
     this.counters.started++;
     this.slots.push(slot);
     this.alive.add(slot);
@@ -192,7 +195,7 @@ export class ProcessPool<Job, Result, Progress = never> {
     if (this.replacementReady(slot)) this.retire(slot);
     else {
       // `skipped`: a job taken back before it started (it runs elsewhere); nothing to settle.
-      if (!('skipped' in message)) this.afterJob(slot, message.rss);
+      if (!('skipped' in message)) this.afterJob(slot, message.rss, message.keeps);
       // The process went on to the job sent ahead.
       if (slot.ahead) slot.promote(this.watchFor(slot, slot.ahead.task));
     }
@@ -203,24 +206,25 @@ export class ProcessPool<Job, Result, Progress = never> {
   }
 
   /**
-   * Recycles a process that grew past the threshold or served its number of jobs. Its
-   * replacement starts first and the grown process goes on serving until that one is ready,
-   * so recycling costs no job a wait (a cold start is a few hundred milliseconds).
+   * Recycles a process that grew, whose memory floor rose or that served its number of jobs
+   * (recycling.ts). Its replacement starts first and the old process goes on serving until
+   * that one is ready, so recycling costs no job a wait (a cold start is a few hundred milliseconds).
    */
-  private afterJob(slot: ProcessSlot<Task<Job, Result, Progress>>, reported: number | undefined): void {
+  private afterJob(slot: ProcessSlot<Task<Job, Result, Progress>>, reported: number | undefined, keeps = 0): void {
     if (slot.recycling) return;
-    const { recycleRssBytes, recycleAfterJobs, shareMemory } = this.opts;
-    const rss = (recycleRssBytes === undefined && !shareMemory) || slot.pid === undefined ? undefined : (reported ?? residentBytes(slot.pid));
+    const { recycleRssBytes, shareMemory } = this.opts;
+    const wanted = recycleRssBytes !== undefined || shareMemory || slot.floor !== null;
+    const rss = !wanted || slot.pid === undefined ? undefined : (reported ?? residentBytes(slot.pid));
     // What an idle process holds counts against what its neighbours may borrow.
     if (rss !== undefined) slot.rss = rss;
-    const grown = rss !== undefined && recycleRssBytes !== undefined && rss > recycleRssBytes;
-    if (grown || (recycleAfterJobs !== undefined && slot.jobs >= recycleAfterJobs)) {
-      this.opts.logger.debug({ engine: this.opts.name, rssMb: rss === undefined ? undefined : mib(rss), jobs: slot.jobs }, 'recycling an engine process');
-      this.counters.replaced.recycled++;
-      slot.recycling = true;
-      if (this.closed) this.retire(slot);
-      else this.start(slot);
-    }
+    const reason = recycleReason(this.opts, slot, rss, keeps);
+    if (reason === null) return;
+    const settledMb = slot.floor?.settled === undefined ? undefined : mib(slot.floor.settled);
+    this.opts.logger.info({ engine: this.opts.name, reason, rssMb: rss === undefined ? undefined : mib(rss), keepsMb: mib(keeps), settledMb, jobs: slot.jobs }, 'recycling an engine process');
+    this.counters.replaced.recycled++;
+    slot.recycling = true;
+    if (this.closed) this.retire(slot);
+    else this.start(slot);
   }
 
   /** Whether a recycling process's replacement is ready to take its place. */

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import type { Logger } from 'pino';
 import { residentBytes, saysOutOfMemory } from './memory.js';
+import type { MemoryFloor } from './memory-floor.js';
 import type { ProcessRef } from './pool-options.js';
 import type { CancelMessage, JobMessage } from './protocol.js';
 import { spawnNode, type NodeCommand } from './spawn-node.js';
@@ -74,6 +75,8 @@ export class ProcessSlot<Task> {
   wasReady = false;
   /** A process that grew past its recycling threshold: a replacement is starting. */
   recycling = false;
+  /** What the process holds between jobs, when the pool recycles on a raised floor. */
+  floor: MemoryFloor | null = null;
   /** The process this one was started to replace; it goes once this one is ready. */
   replaces: ProcessSlot<Task> | null = null;
   task: Task | null = null;

@@ -24,11 +24,12 @@ export interface CancelMessage {
  * `rss` is the child's resident bytes as it answers, before any after-job trim (so if anything
  * above what it holds idle). A child that says it spares the parent a read of /proc/<pid>/status per
  * job, which costs the server's one thread more than the child's own count costs the child; the
- * pool reads /proc for a child that does not say.
+ * pool reads /proc for a child that does not say. `keeps` is how many of those bytes the child
+ * keeps on purpose between jobs (caches it bounds itself), which a raised floor does not count.
  */
 export type ChildMessage<Result, Progress> =
   | { ready: true }
   | { id: number; progress: Progress }
-  | { id: number; result: Result; rss?: number }
-  | { id: number; error: string; rss?: number }
+  | { id: number; result: Result; rss?: number; keeps?: number }
+  | { id: number; error: string; rss?: number; keeps?: number }
   | { id: number; skipped: true };

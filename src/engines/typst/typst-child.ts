@@ -6,6 +6,8 @@ import { splitSvgPages } from './svg-pages.js';
 // A render process: one Typst compiler per font set, reused across jobs. Each job sees only
 // its own files (the shadow map is reset), under a root that does not exist on disk.
 const compilers = new Map<string, NodeCompiler>();
+/** The bytes of each compiler's own fonts, which Typst holds a copy of beside the kept files. */
+const fontBytes = new Map<string, number>();
 /** The compiler of the job just answered, whose cache is trimmed after the answer. */
 let lastCompiler: NodeCompiler | undefined;
 /** Files kept between jobs by sha256, as the parent says (see ResidentFiles). */
@@ -36,9 +38,11 @@ function compilerFor(key: string, fonts: Buffer[]): NodeCompiler {
     if (compilers.size >= 4) {
       const oldest = compilers.keys().next().value!;
       compilers.delete(oldest);
+      fontBytes.delete(oldest);
     }
     compiler = NodeCompiler.create({ workspace: JOB_ROOT, ...(fonts.length ? { fontArgs: [{ fontBlobs: fonts }] } : {}) });
     compilers.set(key, compiler);
+    fontBytes.set(key, fonts.reduce((sum, font) => sum + font.byteLength, 0));
   }
   return compiler;
 }
@@ -154,6 +158,13 @@ serveJobs<WireJob, RenderResult>(
     }
   },
   {
+    // What the process holds on purpose: the pool recycles it when what it holds beyond that rises.
+    keeps: () => {
+      let bytes = 0;
+      for (const data of kept.values()) bytes += data.byteLength;
+      for (const size of fontBytes.values()) bytes += size;
+      return bytes;
+    },
     // A job taken back before it started still says what to keep and what to forget: the parent
     // counted on it (ResidentFiles).
     onSkipped: (job) => {
