@@ -117,6 +117,7 @@ export function figures(results: R, cores: number): Figure[] {
     const at2000 = soak.series.find((p) => p.tickets === 2000) ?? soak.series[0]!;
     add('soak', `PSS ${soak.series.at(-1)!.pssMiB} MiB after ${soak.tickets} = ${f2(soak.lastOfAt2000)} × at ${at2000.tickets} (${at2000.pssMiB} MiB)`, '≤ 1.10 ×', judge(soak.lastOfAt2000 <= 1.1));
     add('soak series', soak.series.map((p) => p.pssMiB).join(' '));
+    if (soak.renderRecycled !== undefined) add('soak recycled', `render processes recycled during the run: ${soak.renderRecycled}`);
     // Which process grew: the service's own PSS per wave (results of older versions lack it).
     const server = soak.series.map((p) => p.serverPssMiB as number | undefined).filter((x) => x !== undefined);
     if (server.length) add('soak service', `PSS of the service process alone: ${server.join(' ')}`);

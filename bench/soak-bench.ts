@@ -21,6 +21,8 @@ export interface SoakResults {
   series: { tickets: number; pssMiB: number; serverPssMiB: number; rssMiB: number; processes: number; serverCpuMsPerTicket: number }[];
   lastOfAt2000: number;
   peak: ReturnType<typeof mib>;
+  /** Render processes recycled during the run (grown, or their memory floor rose), from /metrics. */
+  renderRecycled?: number;
 }
 
 export async function soakBench(b: BenchContext, tickets = 20_000, wave = 1000): Promise<void> {
@@ -55,9 +57,17 @@ export async function soakBench(b: BenchContext, tickets = 20_000, wave = 1000):
       series,
       lastOfAt2000: +(series.at(-1)!.pssMiB / at2000.pssMiB).toFixed(3),
       peak: mib(peak.stop()),
+      renderRecycled: await recycledRenderProcesses(server.url),
     } satisfies SoakResults;
   } finally {
     peak.stop();
     await server.stop();
   }
+}
+
+/** The service's count of recycled Typst processes (pressroom_engine_processes_replaced_total). */
+async function recycledRenderProcesses(url: string): Promise<number | undefined> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const m = /^pressroom_engine_processes_replaced_total\{engine="typst",reason="recycled"\} (\d+)$/m.exec(text);
+  return m ? Number(m[1]) : undefined;
 }

@@ -58,6 +58,10 @@ describeEachStore('memory ceiling of render, transform and convert processes', (
     assert.ok(slowestMs < 5000, `/healthz took ${Math.round(slowestMs)} ms`);
     const [next] = await submit(t, tokens.jobs, grid);
     assert.equal((await waitComplete(t, tokens.jobs, next!)).status, 'renderpdf.succeeded');
+    // An operator sees the replaced process on /metrics.
+    const metrics = await (await t.fetch('/metrics', { headers: { accept: 'text/plain' } })).text();
+    assert.match(metrics, /^pressroom_engine_processes_replaced_total\{engine="typst",reason="memory"\} 1$/m, metrics);
+    assert.match(metrics, /^pressroom_engine_processes_replaced_total\{engine="typst",reason="crash"\} 0$/m);
   });
 
   it('fails one huge allocation at once with 507 instead of letting it through', { skip: noProc }, async () => {

@@ -7,11 +7,12 @@ export interface QueueSnapshot {
   oldestDueAgeSeconds: number;
 }
 
-/** Slots of one engine's process pool. */
+/** Slots of one engine's process pool, and its processes replaced since it started, by reason. */
 export interface SlotSnapshot {
   busy: number;
   idle: number;
   queued: number;
+  replaced: Record<'timeout' | 'memory' | 'crash' | 'recycled', number>;
 }
 
 /**
@@ -84,6 +85,19 @@ export class ServiceMetrics {
           slots.set({ engine, state: 'busy' }, s.busy);
           slots.set({ engine, state: 'idle' }, s.idle);
           slots.set({ engine, state: 'queued' }, s.queued);
+        }
+      },
+    });
+    const replaced: Counter<'engine' | 'reason'> = new Counter({
+      name: 'pressroom_engine_processes_replaced_total',
+      help: 'Engine processes (typst, mupdf, xslt) replaced in this process, by reason: timeout, memory (past the ceiling), crash, recycled (grown, or its memory floor rose)',
+      labelNames: ['engine', 'reason'],
+      registers: [this.registry],
+      collect: () => {
+        // The pools count; a scrape reads their totals.
+        replaced.reset();
+        for (const [engine, s] of Object.entries(this.slots?.() ?? {})) {
+          for (const [reason, count] of Object.entries(s.replaced)) replaced.inc({ engine, reason }, count);
         }
       },
     });
