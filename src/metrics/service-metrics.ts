@@ -12,7 +12,8 @@ export interface SlotSnapshot {
   busy: number;
   idle: number;
   queued: number;
-  replaced: Record<'timeout' | 'memory' | 'crash' | 'recycled', number>;
+  /** By reason, as the pool counts them (timeout, memory, crash, recycled). */
+  replaced: Record<string, number>;
 }
 
 /**
