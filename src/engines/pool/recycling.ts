@@ -11,13 +11,13 @@ export type RecycleReason = 'grown' | 'floor' | 'jobs';
  */
 export function recycleReason(
   opts: Pick<ProcessPoolOptions, 'recycleRssBytes' | 'recycleAfterJobs'>,
-  process: { jobs: number; floor: MemoryFloor | null },
+  slot: { jobs: number; floor: MemoryFloor | null },
   rss: number | undefined,
   keeps: number,
 ): RecycleReason | null {
-  const risen = rss !== undefined && process.floor !== null && process.floor.risen(process.jobs, rss - keeps);
+  const risen = rss !== undefined && slot.floor !== null && slot.floor.risen(slot.jobs, rss - keeps);
   if (rss !== undefined && opts.recycleRssBytes !== undefined && rss > opts.recycleRssBytes) return 'grown';
   if (risen) return 'floor';
-  if (opts.recycleAfterJobs !== undefined && process.jobs >= opts.recycleAfterJobs) return 'jobs';
+  if (opts.recycleAfterJobs !== undefined && slot.jobs >= opts.recycleAfterJobs) return 'jobs';
   return null;
 }

@@ -62,15 +62,16 @@ const fromSource = here.endsWith('.ts');
 const YOUNG_GENERATION = '--max-semi-space-size=2';
 
 /**
- * V8 stops allocating objects in the old generation because earlier ones from the same place
- * lived long. After about 1000 jobs it had learnt that the objects in front of a compile result
- * and its document survive a collection (they live across the compile) and began allocating
- * them old: the young-generation collection after each job no longer freed them, so Typst's
- * native memory behind up to 500 jobs' documents waited for the next full collection, and glibc's
- * main arena kept the pages they had used. In the 20 000-sheet soak (2 cores) every render
- * process went from about 83 MiB to 150–215 MiB from its 970th job or so; with this flag each
- * stayed at 81–86 MiB and the tree's PSS at 207–218 MiB, Typst's time per job the same (mean
- * 9.1 ms against 8.6–9.6 in four runs without).
+ * Render processes run without V8's allocation-site pretenuring, by which V8 allocates objects
+ * straight in the old generation once earlier ones from the same place have outlived
+ * collections. After about 1000 jobs it had learnt that the objects in front of a compile result
+ * and its document live across a compile and began allocating them old: the young-generation
+ * collection after each job no longer freed them, so Typst's native memory behind up to 500
+ * jobs' documents waited for the next full collection, and glibc's main arena kept the pages
+ * they had used. In the 20 000-sheet soak (2 cores) every render process went from about 83 MiB
+ * to 140–215 MiB from its 970th job or so; with this flag each stayed at 81–86 MiB and the tree's
+ * PSS at 207–218 MiB, Typst's time per job the same (mean 9.1 ms against 8.6–9.6 in three runs
+ * without).
  */
 const NO_PRETENURING = '--no-allocation-site-pretenuring';
 
@@ -79,7 +80,7 @@ const NO_PRETENURING = '--no-allocation-site-pretenuring';
  * the files and fonts it keeps, is 24 MiB above that figure after its first 200 jobs: memory it
  * no longer uses and does not give back, whatever the cause. Before {@link NO_PRETENURING} it
  * replaced each process after about 1100 jobs in the soak and kept the tree at 206–233 MiB; a
- * fresh process's first job takes 20–50 ms instead of 7.
+ * fresh process's first job takes about 20–50 ms instead of 7.
  */
 export const FLOOR_RISE: FloorRise = { settleJobs: 200, windowJobs: 20, marginBytes: 24 * 1024 * 1024 };
 
