@@ -1,10 +1,11 @@
 import { NodeCompiler, type NodeError, type NodeTypstDocument } from '@myriaddreamin/typst-ts-node-compiler';
 import { serveJobs } from '../pool/index.js';
 import { JOB_ROOT, type DiagnosticDetail, type RenderResult, type WireFile, type WireJob } from './protocol.js';
+import { mapJobFiles } from './shadow-files.js';
 import { splitSvgPages } from './svg-pages.js';
 
 // A render process: one Typst compiler per font set, reused across jobs. Each job sees only
-// its own files (the shadow map is reset), under a root that does not exist on disk.
+// its own files (mapJobFiles), under a root that does not exist on disk.
 const compilers = new Map<string, NodeCompiler>();
 /** The bytes of each compiler's own fonts, which Typst holds a copy of beside the kept files. */
 const fontBytes = new Map<string, number>();
@@ -101,8 +102,7 @@ function render(job: WireJob): RenderResult {
   if ('missing' in files || 'missing' in fonts) return { ok: false, message: 'a kept file is missing from the render process', diagnostics: [], missing: true };
   const compiler = compilerFor(job.fonts?.key ?? '', fonts.files.map(([, data]) => data));
   lastCompiler = compiler;
-  compiler.resetShadow();
-  for (const [path, data] of files.files) compiler.mapShadow(path, data);
+  mapJobFiles(compiler, files.files);
   const result = compiler.compile({ mainFilePath: job.main, inputs: job.inputs });
   const error = result.takeError();
   const doc = result.result;
