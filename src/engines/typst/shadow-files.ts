@@ -8,7 +8,8 @@ const mapped = new WeakMap<NodeCompiler, Map<string, Buffer>>();
  * and a path is mapped again only when its bytes are another buffer (a kept file is the same
  * buffer from job to job; a job's own files are new ones). Mapping every file afresh after a
  * reset made Typst take each template and library as new: on the bench sheet, 1500 documents in
- * a loop, 0.1–0.3 ms more CPU per document in five of six alternated pairs (about 7.0 ms).
+ * a loop, 0.09–0.70 ms more CPU per document in four of five alternated pairs and the same in
+ * the fifth (about 7.0 ms a document).
  */
 export function mapJobFiles(compiler: NodeCompiler, files: readonly [string, Buffer][]): void {
   let held = mapped.get(compiler);
