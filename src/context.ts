@@ -3,7 +3,7 @@ import { TokenService } from './auth/index.js';
 import { openBlobStore, type BlobStore } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
 import { countBlobErrors, ServiceMetrics } from './metrics/index.js';
-import { createNotifier, migrate, openDb, ReadMostlyCache, type Db, type Notifier, type TicketRow } from './store/index.js';
+import { createNotifier, migrate, openDb, ReadMostlyCache, type ArtifactRow, type Db, type Notifier, type TicketRow } from './store/index.js';
 
 /** Everything a process shares: settings, store, blobs, token service, logger. Built once at start. */
 export interface Context {
@@ -37,6 +37,20 @@ export interface LocalWorker {
   reserve(): TicketLease | null;
   /** The body intake has just stored as an input blob under `key`: the step that reads it may take it from memory. */
   keepInput(key: string, body: Buffer): void;
+  /**
+   * Hands `ended` the end of ticket `id` if this worker commits it, until the returned function
+   * is called: a synchronous request of this process answers from it instead of reading back
+   * what the commit just wrote.
+   */
+  watchEnd(id: string, ended: (end: CommittedEnd) => void): () => void;
+}
+
+/** A ticket's end as this process's worker committed it. */
+export interface CommittedEnd {
+  /** The ticket's row as the commit left it. */
+  readonly ticket: TicketRow;
+  /** Its main output's row and bytes, when the step that ended it wrote the output; else null (read it from the store). */
+  readonly output: { readonly artifact: ArtifactRow; readonly body: Buffer } | null;
 }
 
 /** A reserved slot of the local worker. start or cancel must follow; whichever comes second does nothing. */

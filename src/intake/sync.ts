@@ -88,17 +88,19 @@ function requireAccepted(accept: AcceptHeader, type: string, converted: boolean)
 
 /** Waits for the ticket; a failed one is the request's error (with the ticket id), a finished one its document. */
 async function awaitDocument(ctx: Context, stored: IntakeResult, id: string, timeToWait: number): Promise<RenderAnswer> {
-  const done = await waitForTicket(ctx, ctx.notifier, id, timeToWait);
-  if (!done) return { kind: 'timed-out', stored };
+  const end = await waitForTicket(ctx, ctx.notifier, id, timeToWait);
+  if (!end) return { kind: 'timed-out', stored };
+  const done = end.ticket;
   if (done.status?.endsWith('.failed')) {
     throw new AppError('render_failed', `ticket ${done.id} failed (${done.status}, errorCode ${done.error_code}): ${done.error_message ?? 'unknown error'}`, {
       headers: { 'x-ticket-id': done.id },
     });
   }
-  const artifact = await mainArtifact(ctx, done);
+  // The output this process's worker just stored is still in memory; else it is read back.
+  const artifact = end.output?.artifact ?? (await mainArtifact(ctx, done));
   // A document of ordinary size is answered from memory in one write, with its length; a large
   // one streams.
-  const body = artifact.size <= WHOLE_ANSWER_BYTES ? await readArtifact(ctx, artifact) : await openArtifact(ctx, artifact);
+  const body = end.output?.body ?? (artifact.size <= WHOLE_ANSWER_BYTES ? await readArtifact(ctx, artifact) : await openArtifact(ctx, artifact));
   // The client holding the document is a delivery, like a storage download.
   const delivered = () => void tickets.markShipped(ctx.db.kysely, done.id, ctx.now()).catch(() => {});
   return { kind: 'document', ticket: done.id, artifact, body, delivered };

@@ -120,7 +120,7 @@ export interface ArtifactsTable {
   keep_until: number | null;
   keep_rule: string | null;
   created: number;
-  /** The bytes themselves, for a small log or content file (never an output); null when they are in the blob store. */
+  /** The bytes themselves, for a file up to PRESSROOM_INLINE_FILE_MAX_BYTES; null when they are in the blob store. */
   data: Buffer | null;
 }
 

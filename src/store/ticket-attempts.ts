@@ -123,8 +123,7 @@ export async function completeStep(
   end?: AttemptEnd,
   claim?: { now: number; until: number },
 ): Promise<StepCommit> {
-  // As Kysely's own update does, a column whose value is undefined is left out.
-  const columns = (Object.keys(patch) as (keyof TicketPatch)[]).filter((c) => patch[c] !== undefined).sort();
+  const columns = patchColumns(patch);
   const values: Record<string, unknown> = {};
   for (const c of columns) values[`set_${c}`] = patch[c];
   // A name stored again (a redelivery's rewrite) is one row: PostgreSQL refuses a statement that
@@ -141,6 +140,15 @@ export async function completeStep(
     const claimed = claim ? await claimOneSqlite(db, trx, { owner: ref.owner, until: claim.until, now: claim.now, limit: 1, except: ref.id }) : undefined;
     return { committed: true, claimed: claimed ?? null };
   });
+}
+
+/** The columns a patch sets: as Kysely's own update does, a column whose value is undefined is left out. */
+const patchColumns = (patch: TicketPatch) => (Object.keys(patch) as (keyof TicketPatch)[]).filter((c) => patch[c] !== undefined).sort();
+
+/** A ticket's row as {@link completeStep} leaves it once it has committed `patch`: the lease cleared. */
+export function committedRow(ticket: TicketRow, patch: TicketPatch): TicketRow {
+  const set = Object.fromEntries(patchColumns(patch).map((c) => [c, patch[c]])) as Partial<TicketRow>;
+  return { ...ticket, ...set, lease_owner: null, lease_until: null };
 }
 
 /** A step's outcome under its attempt; the shape is the patch's columns, comma-separated. */

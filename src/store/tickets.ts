@@ -9,7 +9,7 @@ export type TicketRow = Selectable<TicketsTable>;
 export type ArtifactRow = Selectable<ArtifactsTable>;
 export type TicketPatch = Updateable<TicketsTable>;
 
-export { claimDue, renewLease, completeStep, releaseLease, type AttemptEnd, type StepCommit } from './ticket-attempts.js';
+export { claimDue, renewLease, completeStep, committedRow, releaseLease, type AttemptEnd, type StepCommit } from './ticket-attempts.js';
 
 /** A ticket by id. */
 export async function findTicket(db: Kysely<Database>, id: string): Promise<TicketRow | undefined> {

@@ -27,6 +27,8 @@ export type StepOutcome =
       kind: 'succeeded';
       artifacts: ArtifactRow[];
       outputName?: string;
+      /** The bytes of the output `outputName` names, still in memory: handed to a synchronous request of this process waiting for the ticket. */
+      outputBytes?: Buffer;
       msecs?: number;
       pages?: number;
       messages?: string[];

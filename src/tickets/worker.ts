@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isBlobOutage, parseBlobUrl } from '../blobs/index.js';
 import { stepConfigs } from '../repository/step-configs.js';
-import type { Context, HandedTicket, LocalWorker, TicketLease } from '../context.js';
+import type { CommittedEnd, Context, HandedTicket, LocalWorker, TicketLease } from '../context.js';
 import { ticketErrorCodes } from '../errors.js';
 import { stepUsage } from '../stats/index.js';
 import { tickets, type AttemptEnd, type Notifier, type TicketRow } from '../store/index.js';
 import type { TicketParams } from './params.js';
+import { EndWatchers } from './end-watchers.js';
 import { inputInHand, RecentInputs } from './recent-inputs.js';
 import type { Step, StepOutcome } from './step.js';
 import { stepPatch } from './step-patch.js';
@@ -37,6 +38,8 @@ export class Worker implements LocalWorker {
   private triedHints = 0;
   /** Input blobs intake just stored, for the steps that will read them here; with S3 only. */
   private readonly recentInputs: RecentInputs | null;
+  /** Synchronous requests of this process waiting for a ticket's end (see {@link watchEnd}). */
+  private readonly ends = new EndWatchers();
   /** Slots promised to intake (see {@link reserve}) whose tickets are not running yet. */
   private reserved = 0;
   private wake: (() => void) | null = null;
@@ -98,6 +101,10 @@ export class Worker implements LocalWorker {
 
   keepInput(key: string, body: Buffer): void {
     if (this.running) this.recentInputs?.offer(key, body);
+  }
+
+  watchEnd(id: string, ended: (end: CommittedEnd) => void): () => void {
+    return this.ends.watch(id, ended);
   }
 
   /**
@@ -258,6 +265,7 @@ export class Worker implements LocalWorker {
       return;
     }
     reportStep(ctx, ticket, stepName, outcome, patch, { claimedAt, ms: performance.now() - started });
+    if (patch.complete === 1) this.ends.ended(ticket, patch, outcome);
     if (patch.complete === 1 && ticket.aggregate_id) await this.wakeAggregate(ticket, patch.status ?? ticket.status);
     // Only a synchronous request waits for a ticket's end; for the others a NOTIFY would be a
     // round trip to PostgreSQL, and a message to every listening process, that nobody reads.

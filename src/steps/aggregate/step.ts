@@ -64,7 +64,7 @@ export function aggregateStep(deps: { mupdf: MupdfEngine }): Step {
         created: ctx.now(),
         data: inRow,
       };
-      return { kind: 'succeeded', artifacts: [artifact], outputName: name, pages: merged.pages, msecs: Math.round(performance.now() - started) };
+      return { kind: 'succeeded', artifacts: [artifact], outputName: name, outputBytes: merged.pdf, pages: merged.pages, msecs: Math.round(performance.now() - started) };
     },
   };
 }

@@ -36,7 +36,7 @@ export function convertStep(deps: { mupdf: MupdfEngine }): Step {
         const { row, pdf } = await loadPdf(ctx, ticket);
         const stored = options.pages.kind === 'page' ? await convertPage(ctx, deps.mupdf, ticket, row, pdf, options) : await convertPageset(ctx, deps.mupdf, ticket, row, pdf, options);
         const messages = [...options.notes.map((n) => `convert: ${n}`), ...stored.messages];
-        return { kind: 'succeeded', artifacts: [stored.artifact], outputName: stored.artifact.name, msecs: msecs(), messages };
+        return { kind: 'succeeded', artifacts: [stored.artifact], outputName: stored.artifact.name, ...(stored.bytes ? { outputBytes: stored.bytes } : {}), msecs: msecs(), messages };
       } catch (err) {
         const failure =
           err instanceof StepFailure
@@ -73,6 +73,8 @@ async function loadPdf(ctx: Context, ticket: TicketRow): Promise<{ row: Artifact
 
 interface Stored {
   artifact: ArtifactRow;
+  /** The file's bytes, when they were held whole (one page; a pageset streams). */
+  bytes?: Buffer;
   messages: string[];
 }
 
@@ -100,7 +102,7 @@ async function convertPage(ctx: Context, mupdf: MupdfEngine, ticket: TicketRow, 
   const data = Buffer.from(image.data);
   const inRow = await storeStepFile(ctx, key, data);
   const messages = [`convert: page ${image.page} to ${o.format} at ${image.resolution} dpi, ${image.width}×${image.height} pixels (${name})`, ...loweredNote(image, o)];
-  return { artifact: { ...artifactFor(ctx, ticket, pdfRow, name, key, data.length, convertMediaType(o)), data: inRow }, messages };
+  return { artifact: { ...artifactFor(ctx, ticket, pdfRow, name, key, data.length, convertMediaType(o)), data: inRow }, bytes: data, messages };
 }
 
 /** Streams the page images into the ZIP blob as they arrive, so a long pageset is never held in memory. */

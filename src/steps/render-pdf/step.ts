@@ -102,7 +102,7 @@ export function renderPdfStep(deps: { typst: TypstEngine; mupdf: MupdfEngine; tr
           keep.log.onSuccess && content ? stored.put(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log) : null,
           keep.log.onSuccess ? stored.put(`${ticket.id}.typst.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log) : null,
         ]);
-        return { kind: 'succeeded', artifacts: stored.rows, outputName, msecs: Math.round(msecs), pages: out.pages, messages: warnings };
+        return { kind: 'succeeded', artifacts: stored.rows, outputName, outputBytes: out.pdf, msecs: Math.round(msecs), pages: out.pages, messages: warnings };
       } catch (err) {
         const failure = unexpectedFailure(ctx, ticket, err, 'internal error while rendering');
         log.fatal(failure.message);

@@ -79,7 +79,7 @@ export function renderPptxStep(deps: { transformer: Transformer }): Step {
           await stored.put(`${ticket.id}.content.xml`, 'content', content, 'application/xml', keep.log);
           if (pptxLog === 'on') await stored.put(`${ticket.id}.pptx.log`, 'log', log.toBuffer(), 'text/plain; charset=utf-8', keep.log);
         }
-        return { kind: 'succeeded', artifacts: stored.rows, outputName, msecs, pages: out.slides };
+        return { kind: 'succeeded', artifacts: stored.rows, outputName, outputBytes: out.pptx, msecs, pages: out.slides };
       } catch (err) {
         const failure = unexpectedFailure(ctx, ticket, err, 'internal error while rendering the presentation');
         if (!(err instanceof StepFailure && failure.code === ticketErrorCodes.timeout)) log.fatal(failure.message);
