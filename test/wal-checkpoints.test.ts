@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
@@ -85,6 +85,30 @@ describe('WAL checkpoints while a render runs: SQLite', () => {
     await until('the checkpoint to write the database file', async () => dbFileBytes(dataDir) > 1536 * 1024, 30_000);
     const rows = await sql<{ n: number }>`select count(*) as n from scratch`.execute(db.kysely);
     assert.equal(rows.rows[0]!.n, 100);
+  });
+});
+
+describe('WAL checkpoints while a render runs: the checkpoint thread', () => {
+  it('reports a checkpoint its thread could not run, and the database goes on working', async () => {
+    const fresh = await freshSettings('sqlite');
+    const errors: unknown[] = [];
+    const db = openDb(fresh.settings, { onCheckpointError: (err) => errors.push(err) });
+    try {
+      await sql`create table scratch (x integer)`.execute(db.kysely);
+      // The thread opens the file by name when first asked: gone from the folder, it cannot.
+      const file = join(fresh.settings.dataDir, 'pressroom.db');
+      renameSync(file, `${file}.moved`);
+      db.checkpointSoon(Date.now());
+      await until('the failure to be reported', async () => errors.length === 1, 30_000);
+      assert.match(String(errors[0]), /the checkpoint thread failed: .*(unable to open|no such file)/i);
+      // The main connection still has its file open: writes and reads go on.
+      await sql`insert into scratch (x) values (1)`.execute(db.kysely);
+      assert.equal((await sql<{ n: number }>`select count(*) as n from scratch`.execute(db.kysely)).rows[0]!.n, 1);
+      renameSync(`${file}.moved`, file);
+    } finally {
+      await db.close();
+      await fresh.cleanup();
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import { migrationsFor } from './migrations/index.js';
 import { PressroomPostgresDialect } from './pg-dialect.js';
 import { sendNamedStatements } from './pg-statements.js';
 import { openSqliteFile, reclaimSqliteSpace } from './sqlite-file.js';
+import { CheckpointThread } from './checkpoint-thread.js';
 import { IdleCheckpoints } from './wal-checkpoints.js';
 import type { Database } from './schema.js';
 
@@ -92,14 +93,11 @@ export function openDb(settings: Settings, opts: OpenDbOptions = {}): Db {
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   // SQLite's data_version: unchanged by this connection's own commits, moved by any other's.
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-  // On Kysely's one connection, so it never lands inside a transaction in flight. SQLite's own
-  // automatic checkpoint (1000 pages) stays: for writes no render follows, and under heavy
-  // writes it may come first, so no checkpoint is ever larger than before.
-  const checkpoints = new IdleCheckpoints(
-    () => kysely.connection().execute(async () => void sqlite.pragma('wal_checkpoint(PASSIVE)')),
-    IDLE_CHECKPOINT_MS,
-    opts.onCheckpointError ?? (() => {}),
-  );
+  // On a thread of its own (checkpoint-thread.ts). SQLite's own automatic checkpoint (1000
+  // pages) stays on the writer: for writes no render follows, and under heavy writes it may
+  // come first, so no checkpoint is ever larger than before.
+  const thread = new CheckpointThread(file);
+  const checkpoints = new IdleCheckpoints(() => thread.checkpoint(), IDLE_CHECKPOINT_MS, opts.onCheckpointError ?? (() => {}));
   return {
     kysely,
     dialect: { kind: 'sqlite', skipLocked: false },
@@ -109,7 +107,10 @@ export function openDb(settings: Settings, opts: OpenDbOptions = {}): Db {
     reclaimSpace: () => kysely.connection().execute(async () => reclaimSqliteSpace(sqlite)),
     othersCommitted: () => dataVersion.get() as number,
     checkpointSoon: (now) => void checkpoints.soon(now),
-    close: () => kysely.destroy(),
+    close: async () => {
+      await thread.close();
+      await kysely.destroy();
+    },
   };
 }
 
