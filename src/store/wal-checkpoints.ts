@@ -4,9 +4,9 @@
  * SQLite's automatic checkpoint runs inside whichever commit crosses its page count. It copies
  * ~1000 pages and syncs the files, which holds that commit up for several milliseconds. For a
  * synchronous request one at a time, that was every 19th–20th request, and they made most of
- * the slow ones: 14 of the 19–22 requests of 300 that took over p50 + 6 ms. A render leaves
- * the thread idle for its whole compile, so the engine's caller asks for a checkpoint right
- * after handing a job over, and this one then runs beside the render. At most one runs per
+ * the slow ones: 14 of the 19–22 requests of 300 that took over p50 + 6 ms. The engine's
+ * caller asks for a checkpoint right after handing a render its job, and this one then runs
+ * beside the render, where the disk's syncs hold up no request. At most one runs per
  * `intervalMs`; SQLite's automatic checkpoint stays for writes that no render follows.
  */
 export class IdleCheckpoints {
@@ -15,8 +15,8 @@ export class IdleCheckpoints {
   private lastAsked = -Infinity;
 
   /**
-   * @param checkpoint moves the WAL into the database (SQLite's `wal_checkpoint(PASSIVE)`), on
-   *   the connection the writes use, between their transactions.
+   * @param checkpoint moves the WAL into the database (SQLite's `wal_checkpoint(PASSIVE)`); in
+   *   the service, on a thread of its own (checkpoint-thread.ts).
    */
   constructor(
     private readonly checkpoint: () => Promise<void>,

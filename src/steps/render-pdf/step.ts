@@ -79,8 +79,8 @@ export function renderPdfStep(deps: { typst: TypstEngine; mupdf: MupdfEngine; tr
             },
             timeoutMs,
           );
-        // The render has its job: this thread would idle for the compile, so SQLite's WAL is
-        // checkpointed meanwhile instead of inside a later commit.
+        // The render has its job: SQLite's WAL is checkpointed during the compile (on the
+        // store's own thread) instead of inside a later commit.
         ctx.db.checkpointSoon(ctx.now());
         const out = await rendering
           .catch((err: unknown) => {
