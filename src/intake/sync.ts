@@ -98,8 +98,8 @@ async function awaitDocument(ctx: Context, stored: IntakeResult, id: string, tim
   }
   // The output this process's worker just stored is still in memory; else it is read back.
   const artifact = end.output?.artifact ?? (await mainArtifact(ctx, done));
-  // A document of ordinary size is answered from memory in one write, with its length; a large
-  // one streams.
+  // Read back, a document of ordinary size is answered from memory in one write, with its
+  // length, and a large one streams; one still in hand is answered whole.
   const body = end.output?.body ?? (artifact.size <= WHOLE_ANSWER_BYTES ? await readArtifact(ctx, artifact) : await openArtifact(ctx, artifact));
   // The client holding the document is a delivery, like a storage download.
   const delivered = () => void tickets.markShipped(ctx.db.kysely, done.id, ctx.now()).catch(() => {});
