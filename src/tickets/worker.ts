@@ -1,17 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { isBlobOutage, parseBlobUrl } from '../blobs/index.js';
+import { parseBlobUrl } from '../blobs/index.js';
 import { stepConfigs } from '../repository/step-configs.js';
 import type { CommittedEnd, Context, HandedTicket, LocalWorker, TicketLease } from '../context.js';
-import { ticketErrorCodes } from '../errors.js';
 import { stepUsage } from '../stats/index.js';
 import { tickets, type AttemptEnd, type Notifier, type TicketRow } from '../store/index.js';
 import type { TicketParams } from './params.js';
 import { EndWatchers } from './end-watchers.js';
 import { inputInHand, RecentInputs } from './recent-inputs.js';
 import type { Step, StepOutcome } from './step.js';
+import { runStep } from './step-run.js';
 import { stepPatch } from './step-patch.js';
 import { reportStep } from './step-report.js';
+import { handBack, releaseRunning, type StepInFlight } from './release-leases.js';
+import { wakeAggregate } from './aggregate-wake.js';
 
 /**
  * Claims due tickets and runs one step each. Each step's outcome and the next step are
@@ -23,7 +25,7 @@ export class Worker implements LocalWorker {
   readonly id = `w-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly active = new Set<Promise<void>>();
   /** Steps running now: the attempt that claimed each ticket, its lease renewal timer, and for a ticket intake handed over, its storing. */
-  private readonly inFlight = new Map<string, { ref: { id: string; attempt: number; owner: string }; renew: NodeJS.Timeout; stored?: Promise<void> }>();
+  private readonly inFlight = new Map<string, StepInFlight>();
   /** Tickets handed back at shutdown: whatever their steps still return is dropped. */
   private readonly released = new Set<string>();
   private readonly implemented: ReadonlySet<string>;
@@ -93,7 +95,7 @@ export class Worker implements LocalWorker {
       start: (row, handed) => {
         if (!close()) return;
         if (this.running) this.launch(row, handed);
-        else void handed.stored.then(() => this.handBack(row), () => {});
+        else void handed.stored.then(() => handBack(this.ctx, this.notifier, row, this.id), () => {});
       },
       cancel: () => void close(),
     };
@@ -128,19 +130,7 @@ export class Worker implements LocalWorker {
     ]);
     clearTimeout(timer);
     if (finished) return;
-    const now = this.ctx.now();
-    for (const [id, { ref, renew, stored }] of this.inFlight) {
-      clearInterval(renew);
-      this.released.add(id);
-      // A ticket intake is still storing has no row to release yet.
-      await stored?.catch(() => {});
-      const ok = await tickets.releaseLease(this.ctx.db.kysely, ref, now).catch((err: unknown) => {
-        this.ctx.logger.error({ err, ticket: id }, 'could not release a running ticket; it waits for its lease to run out');
-        return false;
-      });
-      if (ok) this.ctx.logger.info({ ticket: id, attempt: ref.attempt }, 'released a running ticket at shutdown');
-    }
-    if (this.inFlight.size > 0) await this.notifier.publish('new').catch(() => {});
+    await releaseRunning(this.ctx, this.notifier, this.inFlight, this.released);
   }
 
   /** Waits up to `ms` for released steps to wind down (after their engines were closed). */
@@ -201,15 +191,7 @@ export class Worker implements LocalWorker {
   /** A ticket a step's commit claimed for the slot it freed; released at once if this worker stopped meanwhile. */
   private takeOver(row: TicketRow): void {
     if (this.running) this.launch(row);
-    else void this.handBack(row);
-  }
-
-  /** A ticket handed over while this worker stopped: released, so that any worker takes it up at once. */
-  private async handBack(row: TicketRow): Promise<void> {
-    const ref = { id: row.id, attempt: row.attempt, owner: this.id };
-    const ok = await tickets.releaseLease(this.ctx.db.kysely, ref, this.ctx.now()).catch(() => false);
-    if (ok) await this.notifier.publish('new').catch(() => {});
-    else this.ctx.logger.warn({ ticket: row.id }, 'could not release a ticket handed over at shutdown; it waits for its lease to run out');
+    else void handBack(this.ctx, this.notifier, row, this.id);
   }
 
   private async process(ticket: TicketRow, handed?: HandedTicket): Promise<void> {
@@ -228,18 +210,7 @@ export class Worker implements LocalWorker {
     ctx.logger.debug({ ticket: ticket.id, tenant: ticket.tenant, project: ticket.project, step: stepName, attempt: ticket.attempt }, 'step claimed');
     let outcome: StepOutcome;
     try {
-      outcome = step
-        ? await step.run({ ctx, ticket, params, config, ...inputInHand(ticket, handed, this.recentInputs) })
-        : { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `no worker implements step ${stepName}`, artifacts: [] };
-    } catch (err) {
-      // A blob store outage is no bug: its message says what is wrong, and its code is redeliverable.
-      if (isBlobOutage(err)) {
-        ctx.logger.warn({ ticket: ticket.id, step: stepName, problem: err.publicMessage }, 'step failed: blob store unavailable');
-        outcome = { kind: 'failed', errorCode: ticketErrorCodes.unavailable, errorMessage: `${stepName}: ${err.publicMessage}`, artifacts: [] };
-      } else {
-        if (!this.released.has(ticket.id)) ctx.logger.error({ err, ticket: ticket.id, step: stepName }, 'step threw');
-        outcome = { kind: 'failed', errorCode: ticketErrorCodes.internal, errorMessage: `internal error in step ${stepName}`, artifacts: [] };
-      }
+      outcome = await runStep(step, stepName, { ctx, ticket, params, config, ...inputInHand(ticket, handed, this.recentInputs) }, () => this.released.has(ticket.id));
     } finally {
       clearInterval(renew);
       this.inFlight.delete(ticket.id);
@@ -266,21 +237,10 @@ export class Worker implements LocalWorker {
     }
     reportStep(ctx, ticket, stepName, outcome, patch, { claimedAt, ms: performance.now() - started });
     if (patch.complete === 1) this.ends.ended(ticket, patch, outcome);
-    if (patch.complete === 1 && ticket.aggregate_id) await this.wakeAggregate(ticket, patch.status ?? ticket.status);
+    if (patch.complete === 1 && ticket.aggregate_id) await wakeAggregate(ctx, this.notifier, ticket, patch.status ?? ticket.status);
     // Only a synchronous request waits for a ticket's end; for the others a NOTIFY would be a
     // round trip to PostgreSQL, and a message to every listening process, that nobody reads.
     if (patch.complete === 1) await this.notifier.publish(`done:${ticket.id}`, params.awaited ? undefined : 'local').catch(() => {});
     else if (patch.next) await this.notifier.publish('new').catch(() => {});
-  }
-
-  /** A finished part makes its aggregate due: at once on failure, else when it was the last. */
-  private async wakeAggregate(part: TicketRow, status: string | null): Promise<void> {
-    const db = this.ctx.db.kysely;
-    // The status just committed with the part's last step.
-    const failed = status?.endsWith('.failed') ?? false;
-    if (failed || (await tickets.openPartCount(db, part.aggregate_id!)) === 0) {
-      await tickets.makeDue(db, part.aggregate_id!, this.ctx.now());
-      await this.notifier.publish('new').catch(() => {});
-    }
   }
 }

@@ -52,3 +52,9 @@ export function memoryError(name: string, ceilingBytes: number): PoolError {
 export function sendError(name: string, err: Error): PoolError {
   return new PoolError('crash', `could not hand the job to the ${name} process (${err.message})`);
 }
+
+/** Why a process that ended during its job ended, as the pool counts it, and the job's error. */
+export function endedDuringJob(name: string, slot: { stderr: string; diedOfMemory(): boolean; ceilingOr(fallback: number): number }, ceiling: number | undefined, how: string): { reason: 'memory' | 'crash'; error: PoolError } {
+  if (ceiling !== undefined && slot.diedOfMemory()) return { reason: 'memory', error: memoryError(name, slot.ceilingOr(ceiling)) };
+  return { reason: 'crash', error: new PoolError('crash', `${name} process ended (${how}) during the job`, { how, stderr: slot.stderr }) };
+}

@@ -32,6 +32,17 @@ export function sharedCeilingBytes(shareBytes: number, processes: number, others
   return Math.max(shareBytes, processes * shareBytes - othersBytes);
 }
 
+/**
+ * A job's memory ceiling in `slot`: its process's share, plus what the pool's other processes
+ * leave of the whole allowance when the pool shares memory.
+ */
+export function jobCeilingBytes(opts: { memoryCeilingBytes?: number | undefined; size: number; shareMemory?: boolean | undefined }, slots: readonly { rss: number }[], slot: { rss: number }): number {
+  const share = opts.memoryCeilingBytes ?? 0;
+  if (!opts.shareMemory) return share;
+  const others = slots.reduce((sum, s) => (s === slot ? sum : sum + s.rss), 0);
+  return sharedCeilingBytes(share, opts.size, others);
+}
+
 /** True when a process's last words say it could not allocate memory (Rust, V8, C++, WASM). */
 export function saysOutOfMemory(stderr: string): boolean {
   return /memory allocation of \d+ bytes failed|out of memory|allocation failed|bad_alloc|cannot allocate memory/i.test(stderr);

@@ -1,12 +1,12 @@
 import type { PoolStats, ProcessPoolOptions, ProcessRef, RunOptions } from './pool-options.js';
 import { PoolError } from './pool-error.js';
 import type { ChildMessage } from './protocol.js';
-import { dataLimitBytes, mib, residentBytes, sharedCeilingBytes } from './memory.js';
+import { dataLimitBytes, jobCeilingBytes, mib } from './memory.js';
 import { ProcessSlot, type JobWatch } from './process-slot.js';
 import { MemoryFloor } from './memory-floor.js';
-import { recycleReason } from './recycling.js';
+import { recycleAfterJob } from './recycling.js';
 import { buildJob, cancelAhead, takeBackAhead, type Task } from './pool-task.js';
-import { jobWatch, memoryError, sendError, type ReplaceReason } from './job-watch.js';
+import { endedDuringJob, jobWatch, sendError, type ReplaceReason } from './job-watch.js';
 
 /**
  * The one supervisor of engine processes (Typst, MuPDF, XSLT): starts and warms them, hands
@@ -163,7 +163,7 @@ export class ProcessPool<Job, Result, Progress = never> {
 
   private watchFor(slot: ProcessSlot<Task<Job, Result, Progress>>, task: Task<Job, Result, Progress>): JobWatch {
     const { name, logger, memoryCeilingBytes, pollMs } = this.opts;
-    const ceilingBytes = () => this.ceilingOf(slot, memoryCeilingBytes ?? 0);
+    const ceilingBytes = () => jobCeilingBytes(this.opts, this.slots, slot);
     return jobWatch({ name, logger, memoryCeilingBytes, pollMs, ceilingBytes, replace: (reason, err) => this.replace(slot, reason, err) }, task.timeoutMs);
   }
 
@@ -212,13 +212,9 @@ export class ProcessPool<Job, Result, Progress = never> {
    */
   private afterJob(slot: ProcessSlot<Task<Job, Result, Progress>>, reported: number | undefined, keeps = 0): void {
     if (slot.recycling) return;
-    const { recycleRssBytes, shareMemory } = this.opts;
-    const wanted = recycleRssBytes !== undefined || shareMemory || slot.floor !== null;
-    const rss = !wanted || slot.pid === undefined ? undefined : (reported ?? residentBytes(slot.pid));
-    // What an idle process holds counts against what its neighbours may borrow.
-    if (rss !== undefined) slot.rss = rss;
-    const reason = recycleReason(this.opts, slot, rss, keeps);
-    if (reason === null) return;
+    const recycle = recycleAfterJob(this.opts, slot, reported, keeps);
+    if (recycle === null) return;
+    const { reason, rss } = recycle;
     const settledMb = slot.floor?.settled === undefined ? undefined : mib(slot.floor.settled);
     this.opts.logger.info({ engine: this.opts.name, reason, rssMb: rss === undefined ? undefined : mib(rss), keepsMb: mib(keeps), settledMb, jobs: slot.jobs }, 'recycling an engine process');
     this.counters.replaced.recycled++;
@@ -263,11 +259,10 @@ export class ProcessPool<Job, Result, Progress = never> {
     if (slot.replaces && !slot.wasReady) slot.replaces.recycling = false;
     const task = slot.finish();
     if (task) {
-      const ceiling = this.opts.memoryCeilingBytes;
-      const memory = ceiling !== undefined && slot.diedOfMemory();
-      this.counters.replaced[memory ? 'memory' : 'crash']++;
+      const { reason, error } = endedDuringJob(this.opts.name, slot, this.opts.memoryCeilingBytes, how);
+      this.counters.replaced[reason]++;
       this.opts.logger.warn({ engine: this.opts.name, how, stderr: slot.stderr }, 'engine process ended during a job');
-      task.reject(memory ? memoryError(this.opts.name, slot.ceilingOr(ceiling)) : new PoolError('crash', `${this.opts.name} process ended (${how}) during the job`, { how, stderr: slot.stderr }));
+      task.reject(error);
     }
     if (this.closed) return;
     if (!slot.wasReady) {
@@ -283,11 +278,5 @@ export class ProcessPool<Job, Result, Progress = never> {
   private refill(): void {
     if (!this.opts.warm || this.closed) return;
     while (this.slots.length < this.opts.size) this.start();
-  }
-
-  /** A job's memory ceiling: its process's share, plus what the others leave when the pool shares memory. */
-  private ceilingOf(slot: ProcessSlot<Task<Job, Result, Progress>>, share: number): number {
-    const others = this.slots.reduce((sum, s) => (s === slot ? sum : sum + s.rss), 0);
-    return this.opts.shareMemory ? sharedCeilingBytes(share, this.opts.size, others) : share;
   }
 }

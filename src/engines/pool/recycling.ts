@@ -1,5 +1,6 @@
 import type { MemoryFloor } from './memory-floor.js';
 import type { ProcessPoolOptions } from './pool-options.js';
+import { residentBytes } from './memory.js';
 
 /** Why a process that has just answered a job is replaced. */
 export type RecycleReason = 'grown' | 'floor' | 'jobs';
@@ -20,4 +21,22 @@ export function recycleReason(
   if (risen) return 'floor';
   if (opts.recycleAfterJobs !== undefined && slot.jobs >= opts.recycleAfterJobs) return 'jobs';
   return null;
+}
+
+/**
+ * After a job: the process's resident memory when anything needs it (the size it reported
+ * with its answer, else read from /proc), kept on the slot (what an idle process holds counts
+ * against what its neighbours may borrow), and why the process is recycled now, if it is.
+ */
+export function recycleAfterJob(
+  opts: Pick<ProcessPoolOptions, 'recycleRssBytes' | 'recycleAfterJobs' | 'shareMemory'>,
+  slot: { jobs: number; floor: MemoryFloor | null; pid: number | undefined; rss: number },
+  reported: number | undefined,
+  keeps: number,
+): { reason: RecycleReason; rss: number | undefined } | null {
+  const wanted = opts.recycleRssBytes !== undefined || opts.shareMemory || slot.floor !== null;
+  const rss = !wanted || slot.pid === undefined ? undefined : (reported ?? residentBytes(slot.pid));
+  if (rss !== undefined) slot.rss = rss;
+  const reason = recycleReason(opts, slot, rss, keeps);
+  return reason === null ? null : { reason, rss };
 }
