@@ -85,6 +85,11 @@ export function figures(results: R, cores: number): Figure[] {
       if (r?.failed) add('', `with PRESSROOM_RENDER_MAX_MEMORY_MB=${r.env.PRESSROOM_RENDER_MAX_MEMORY_MB}: failed too: ${brief(r.failed)}`);
       else if (r) add('', `with PRESSROOM_RENDER_MAX_MEMORY_MB=${r.env.PRESSROOM_RENDER_MAX_MEMORY_MB}: ${f2(r.ofRaw!)} × raw (${f2(r.seconds)} vs ${f2(c.raw!.seconds)} s, ${r.pages} pages, peak PSS ${r.memory.pssMiB} MiB; CPU: render ${f1(r.cpu.children)} + service ${f1(r.cpu.self)} vs raw ${f1(c.raw!.cpuSeconds)} s)`);
     } else add('catalogue', `${f2(c.ofRaw)} × raw Typst (${f2(c.seconds)} vs ${f2(c.raw!.seconds)} s, ${c.pages} pages, ${c.products} products; CPU: render ${f1(c.cpu.children)} + service ${f1(c.cpu.self)} vs raw ${f1(c.raw!.cpuSeconds)} s)`, '≤ 1.15 × raw', judge(c.ofRaw <= 1.15));
+    const cb = c.raw?.bracket;
+    if (cb) {
+      add('raw around', `catalogue ${f2(cb.before)} s before, ${f2(cb.after)} s after the service's (the line above uses the mean)`);
+      if (Math.abs(cb.drift) > 0.1) add('note', `raw Typst's catalogue time changed by ${Math.round(100 * Math.abs(cb.drift))} % across the service's run: the catalogue ratio carries about that much uncertainty`);
+    }
     add('catalogue mem', `peak PSS ${c.memory.pssMiB} MiB of the process tree (RSS sum ${c.memory.rssMiB}); raw Typst's process ${c.raw?.memory.pssMiB ?? '?'} MiB`, '≤ 600 MiB', judge(c.memory.pssMiB <= 600));
   }
   const c10 = results.catalogue10k as CatalogueResults | undefined;
