@@ -15,10 +15,10 @@ import { setFlagsFromString } from 'node:v8';
  * At 100 % a run of 600 sheets has 1–3 full collections instead of 3–4, and the service process
  * spent about a tenth less CPU per ticket: two servers loaded side by side, six rounds each
  * way, 0.93–0.98 of 50 %'s with 100 % second and 0.84–0.96 with it first; three alternated
- * pairs of fresh servers, 4 of 6 runs 7–22 % lower; the 20 000-sheet soak 3.5 against 4.0 ms
- * per ticket (mean of its waves, minutes apart). The price is memory, well within the bench's
- * bound: the soak's tree stayed flat at 229–249 MiB (service process 143–164) against 215–230
- * (136–147) at 50 % the same morning.
+ * pairs of fresh servers, 5 of 6 runs 7–22 % lower and one 3 % higher; the soak 3.5 against
+ * 4.0 ms per ticket (mean of its waves, minutes apart). Synchronous latency did not move. The
+ * price is memory, well within the bench's bound: the soak's tree stayed flat at 229–249 MiB
+ * (service process 143–164) against 215–230 (136–147) at 50 % the same morning.
  */
 export const HEAP_GROWING_PERCENT = 100;
 
