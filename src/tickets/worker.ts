@@ -210,7 +210,8 @@ export class Worker implements LocalWorker {
     ctx.logger.debug({ ticket: ticket.id, tenant: ticket.tenant, project: ticket.project, step: stepName, attempt: ticket.attempt }, 'step claimed');
     let outcome: StepOutcome;
     try {
-      outcome = await runStep(step, stepName, { ctx, ticket, params, config, ...inputInHand(ticket, handed, this.recentInputs) }, () => this.released.has(ticket.id));
+      const input = () => ({ ctx, ticket, params, config, ...inputInHand(ticket, handed, this.recentInputs) });
+      outcome = await runStep(ctx, ticket, step, stepName, input, () => this.released.has(ticket.id));
     } finally {
       clearInterval(renew);
       this.inFlight.delete(ticket.id);
