@@ -3,7 +3,7 @@ import { TokenService } from './auth/index.js';
 import { openBlobStore, type BlobStore } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
 import { countBlobErrors, ServiceMetrics } from './metrics/index.js';
-import { createNotifier, migrate, openDb, ReadMostlyCache, type ArtifactRow, type Db, type Notifier, type TicketRow } from './store/index.js';
+import { createNotifier, migrate, openDb, ReadMostlyCache, RecentTicketCounts, type ArtifactRow, type Db, type Notifier, type TicketRow } from './store/index.js';
 
 /** Everything a process shares: settings, store, blobs, token service, logger. Built once at start. */
 export interface Context {
@@ -16,6 +16,8 @@ export interface Context {
   readonly notifier: Notifier;
   /** Project rows and repository index answers every ticket reads, remembered until one of them changes. */
   readonly readMostly: ReadMostlyCache;
+  /** Each project's tickets of the last minute (fair priority), read from the store about once a second. */
+  readonly recentTickets: RecentTicketCounts;
   /** Sandboxed XSLT processes (started on first use): intake runs transformBefore, workers transform. */
   readonly transformer: XsltEngine;
   /** This process's Prometheus series (queue, steps, webhooks, engine slots, blob errors). */
@@ -155,6 +157,7 @@ export async function openContext(settings: Settings, opts: ContextParts): Promi
     logger,
     notifier,
     readMostly,
+    recentTickets: new RecentTicketCounts(db.kysely, now),
     transformer,
     metrics,
     localWorker: { current: null },

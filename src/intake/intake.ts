@@ -17,8 +17,6 @@ import { targets } from '../steps/targets.js';
 
 const DEFAULT_INPUT_BUFFER = 65536;
 const DEFAULT_KEEP_INPUT_SECONDS = 86400;
-/** The window of a project's request rate for fair priority. */
-const PRIORITY_WINDOW_MS = 60_000;
 
 /**
  * Validates a render request and stores its tickets durably. Everything that can be checked
@@ -58,7 +56,7 @@ export async function intake(ctx: Context, principal: Principal, req: RenderRequ
   const now = ctx.now();
   const inputBufferSize = restapi.inputBufferSize ?? DEFAULT_INPUT_BUFFER;
   const keepInputUntil = now + (restapi.keepInputForSeconds ?? DEFAULT_KEEP_INPUT_SECONDS) * 1000;
-  const priority = await tickets.countCreatedSince(ctx.db.kysely, req.tenant, req.project, now - PRIORITY_WINDOW_MS);
+  const priority = await ctx.recentTickets.count(req.tenant, req.project);
   const makeRow = rowMaker({
     tenant: req.tenant,
     project: req.project,
@@ -76,12 +74,14 @@ export async function intake(ctx: Context, principal: Principal, req: RenderRequ
   try {
     if (fanout) {
       const stored = await storeFanout(ctx, { tenant, project, target, inputType, body: req.body, checked: body, transformBefore, params, restapi, now, inputBufferSize, priority, makeRow, blobs });
+      ctx.recentTickets.stored(tenant, project, stored.tickets.length + (stored.aggregate ? 1 : 0));
       await announce(ctx);
       return stored;
     }
     // A project with a parallel limit goes through the claim, which counts its running tickets.
     const lease = restapi.maxParallelRenders === undefined ? (ctx.localWorker.current?.reserve() ?? null) : null;
     const stored = await storeOne(ctx, { tenant, project, inputType, body: req.body, now, inputBufferSize, makeRow, blobs, lease });
+    ctx.recentTickets.stored(tenant, project, 1);
     if (!lease) await announce(ctx);
     return stored;
   } catch (err) {
