@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { Prepared, rowValues } from '../src/store/prepared.js';
+import { fieldSlots, Prepared, rowSlots } from '../src/store/prepared.js';
 import { tickets } from '../src/store/index.js';
 import { setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -16,11 +16,15 @@ describeEachStore('prepared statements', (kind) => {
   });
   after(() => t.close());
 
-  const upsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) =>
+  type Meta = { key: string; value: string };
+  const upsert = new Prepared<{ rows: readonly Meta[] }, unknown>((db, v, shape) =>
     db
       .insertInto('meta')
-      .values(Array.from({ length: Number(shape) }, (_, i) => ({ key: v[`${i}_key`] as string, value: v[`${i}_value`] as string })))
+      .values(rowSlots<Meta, typeof v>(v, 'rows', Number(shape), ['key', 'value']))
       .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ value: eb.ref('excluded.value') }))),
+  );
+  const rename = new Prepared<{ set: Partial<Meta>; key: string }, unknown>((db, v, shape) =>
+    db.updateTable('meta').set(fieldSlots<Partial<Meta>, typeof v>(v, 'set', shape.split(','))).where('key', '=', v.key),
   );
   const read = new Prepared<{ prefix: string; limit: number }, { key: string; value: string }>((db, v) =>
     db.selectFrom('meta').select(['key', 'value']).where('key', 'like', v.prefix).orderBy('key').limit(v.limit),
@@ -28,9 +32,9 @@ describeEachStore('prepared statements', (kind) => {
 
   it('puts each value where its name says, for every shape, and refuses a run without a value', async () => {
     const db = t.server.ctx.db.kysely;
-    await upsert.execute(db, db, rowValues([{ key: 'prep:a', value: 'one' }], ['key', 'value']), '1');
-    await upsert.execute(db, db, rowValues([{ key: 'prep:b', value: 'two' }, { key: 'prep:c', value: 'three' }], ['key', 'value']), '2');
-    await db.transaction().execute((trx) => upsert.execute(db, trx, rowValues([{ key: 'prep:a', value: 'uno' }], ['key', 'value']), '1'));
+    await upsert.execute(db, db, { rows: [{ key: 'prep:a', value: 'one' }] }, '1');
+    await upsert.execute(db, db, { rows: [{ key: 'prep:b', value: 'two' }, { key: 'prep:c', value: 'three' }] }, '2');
+    await db.transaction().execute((trx) => upsert.execute(db, trx, { rows: [{ key: 'prep:a', value: 'uno' }] }, '1'));
     assert.deepEqual((await read.execute(db, db, { prefix: 'prep:%', limit: 10 })).rows, [
       { key: 'prep:a', value: 'uno' },
       { key: 'prep:b', value: 'two' },
@@ -38,6 +42,9 @@ describeEachStore('prepared statements', (kind) => {
     ]);
     assert.deepEqual((await read.execute(db, db, { prefix: 'prep:%', limit: 2 })).rows.map((r) => r.key), ['prep:a', 'prep:b']);
     await assert.rejects(read.execute(db, db, { prefix: 'prep:%' } as never), /prepared statement: no value for limit/);
+    await assert.rejects(upsert.execute(db, db, { rows: [{ key: 'prep:d', value: 'four' }] }, '2'), /prepared statement: no row 1 in rows/);
+    await rename.execute(db, db, { set: { value: 'drei', key: 'ignored: not in the shape' }, key: 'prep:c' }, 'value');
+    assert.deepEqual((await read.execute(db, db, { prefix: 'prep:%', limit: 10 })).rows.map((r) => r.value), ['uno', 'two', 'drei']);
     const markers = await db.selectFrom('meta').select('key').where('value', 'like', '%pressroom-slot%').execute();
     assert.deepEqual(markers, []);
   });

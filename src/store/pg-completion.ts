@@ -1,10 +1,10 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { dueTickets, leaseUpdate, type ClaimValues } from './claim-query.js';
-import { Prepared, sqlList as list, type Slots } from './prepared.js';
+import { fieldSlots, Prepared, rowSlots, sqlList as list, type Slots } from './prepared.js';
 import type { ArtifactsTable, Database } from './schema.js';
 import { statsColumns, statsCounters, type StatsRow } from './stats.js';
 import type { AttemptEnd, StepCommit } from './ticket-attempts.js';
-import type { ArtifactRow, TicketRow } from './tickets.js';
+import type { ArtifactRow, TicketPatch, TicketRow } from './tickets.js';
 
 // PostgreSQL: a step's commit as one statement instead of a transaction of up to six round trips
 // (BEGIN, the outcome, the artifacts, the usage, the timeline, COMMIT). Each write after the
@@ -34,25 +34,43 @@ function parseShape(key: string): CommitShape {
   return { columns: columns.split(',').filter(Boolean), artifacts: Number(artifacts), usage: Number(usage), end, claim: claim === '1' };
 }
 
-/** One row inserted from the slots `<prefix><column>` if the outcome was written. */
-function rowFromDone(v: Record<string, unknown>, table: string, columns: readonly string[], prefix: string, onConflict: RawBuilder<unknown>): RawBuilder<unknown> {
+/** One row inserted from its slots (column → slot) if the outcome was written. */
+function rowFromDone(row: Record<string, unknown>, table: string, columns: readonly string[], onConflict: RawBuilder<unknown>): RawBuilder<unknown> {
   const names = list(columns.map((c) => sql.ref(c)));
-  const values = list(columns.map((c) => sql`${v[`${prefix}${c}`]}`));
+  const values = list(columns.map((c) => sql`${row[c]}`));
   return sql`insert into ${sql.table(table)} (${names}) select ${values} from done ${onConflict}`;
 }
 
-const commit = new Prepared<Record<string, unknown>, { n: number }>((db, v, key) => {
+/** The values of a commit: the patch, artifact and usage rows are read where they are. */
+interface CommitValues extends Record<string, unknown> {
+  set: TicketPatch;
+  artifacts: readonly ArtifactRow[];
+  usage: readonly StatsRow[];
+  id: string;
+  attempt: number;
+  owner: string;
+  claim_now?: number;
+  claim_until?: number;
+  end_at?: number;
+  end_outcome?: string;
+  end_error?: string | null;
+}
+
+const commit = new Prepared<CommitValues, { n: number }>((db, v, key) => {
   const shape = parseShape(key);
-  const sets = [...shape.columns.map((c) => sql`${sql.ref(c)} = ${v[`set_${c}`]}`), sql`lease_owner = null`, sql`lease_until = null`];
+  const set = fieldSlots<Record<string, unknown>, CommitValues>(v, 'set', shape.columns);
+  const sets = [...shape.columns.map((c) => sql`${sql.ref(c)} = ${set[c]}`), sql`lease_owner = null`, sql`lease_until = null`];
   const ctes: RawBuilder<unknown>[] = [sql`done as (update tickets set ${list(sets)} where id = ${v.id} and attempt = ${v.attempt} and lease_owner = ${v.owner} returning id)`];
   const replaced = list(artifactColumns.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
-  for (let i = 0; i < shape.artifacts; i++) {
-    ctes.push(sql`${sql.ref(`artifact_${i}`)} as (${rowFromDone(v, 'artifacts', artifactColumnList, `a${i}_`, sql`on conflict (ticket, name) do update set ${replaced}`)})`);
-  }
+  const artifacts = rowSlots<Record<string, unknown>, CommitValues>(v, 'artifacts', shape.artifacts, artifactColumnList);
+  artifacts.forEach((row, i) => {
+    ctes.push(sql`${sql.ref(`artifact_${i}`)} as (${rowFromDone(row, 'artifacts', artifactColumnList, sql`on conflict (ticket, name) do update set ${replaced}`)})`);
+  });
   const added = list(statsCounters.map((c) => sql`${sql.ref(c)} = stats.${sql.ref(c)} + excluded.${sql.ref(c)}`));
-  for (let i = 0; i < shape.usage; i++) {
-    ctes.push(sql`${sql.ref(`usage_${i}`)} as (${rowFromDone(v, 'stats', statsColumns, `u${i}_`, sql`on conflict (tenant, project, unit, start) do update set ${added}`)})`);
-  }
+  const usage = rowSlots<Record<string, unknown>, CommitValues>(v, 'usage', shape.usage, statsColumns);
+  usage.forEach((row, i) => {
+    ctes.push(sql`${sql.ref(`usage_${i}`)} as (${rowFromDone(row, 'stats', statsColumns, sql`on conflict (tenant, project, unit, start) do update set ${added}`)})`);
+  });
   const attemptOf = sql`ticket = ${v.id} and attempt = ${v.attempt} and exists (select from done)`;
   if (shape.end === 'ended') ctes.push(sql`ended as (update step_events set ended = ${v.end_at}, outcome = ${v.end_outcome}, error_code = ${v.end_error} where ${attemptOf})`);
   if (shape.end === 'forget') ctes.push(sql`forgotten as (delete from step_events where ${attemptOf})`);
@@ -80,20 +98,14 @@ const commit = new Prepared<Record<string, unknown>, { n: number }>((db, v, key)
 export async function commitStepPostgres(
   db: Kysely<Database>,
   ref: { id: string; attempt: number; owner: string },
-  patch: { columns: string[]; values: Record<string, unknown> },
+  patch: { columns: string[]; set: TicketPatch },
   artifacts: readonly ArtifactRow[],
   usage: readonly StatsRow[],
   end: AttemptEnd | undefined,
   claim: { now: number; until: number } | undefined,
 ): Promise<StepCommit> {
-  const values: Record<string, unknown> = { ...patch.values, id: ref.id, attempt: ref.attempt, owner: ref.owner };
+  const values: CommitValues = { set: patch.set, artifacts, usage, id: ref.id, attempt: ref.attempt, owner: ref.owner };
   if (claim) Object.assign(values, { claim_now: claim.now, claim_until: claim.until });
-  artifacts.forEach((a, i) => {
-    for (const c of artifactColumnList) values[`a${i}_${c}`] = a[c];
-  });
-  usage.forEach((u, i) => {
-    for (const c of statsColumns) values[`u${i}_${c}`] = u[c];
-  });
   if (end && end !== 'forget') Object.assign(values, { end_at: end.at, end_outcome: end.outcome, end_error: end.errorCode });
   const key = shapeKey({ columns: patch.columns, artifacts: artifacts.length, usage: usage.length, end: end === undefined ? 'none' : end === 'forget' ? 'forget' : 'ended', claim: claim !== undefined });
   const { rows } = await commit.execute(db, db, values, key);

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { Prepared, rowSlots, rowValues } from './prepared.js';
+import { Prepared, rowSlots } from './prepared.js';
 import type { Database, StatsTable } from './schema.js';
 
 export type StatsRow = Selectable<StatsTable>;
@@ -24,9 +24,9 @@ export const statsCounters = [
 export const statsColumns = ['tenant', 'project', 'unit', 'start', ...statsCounters] as const satisfies readonly (keyof StatsTable)[];
 
 /** Counter rows added to their interval rows; the shape is their number. */
-const usageUpsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) => {
+const usageUpsert = new Prepared<{ rows: readonly StatsRow[] }, unknown>((db, v, shape) => {
   const increments = Object.fromEntries(statsCounters.map((c) => [c, sql<number>`${sql.ref(`stats.${c}`)} + ${sql.ref(`excluded.${c}`)}`]));
-  const rows = rowSlots<StatsRow>(v, Number(shape), statsColumns);
+  const rows = rowSlots<StatsRow, typeof v>(v, 'rows', Number(shape), statsColumns);
   return db
     .insertInto('stats')
     .values(rows)
@@ -40,7 +40,7 @@ const usageUpsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape
  */
 export async function addUsage(db: Kysely<Database>, rows: readonly StatsRow[], root: Kysely<Database> = db): Promise<void> {
   if (rows.length === 0) return;
-  await usageUpsert.execute(root, db, rowValues(rows, statsColumns), String(rows.length));
+  await usageUpsert.execute(root, db, { rows }, String(rows.length));
 }
 
 /** Filter of a statistics query; absent fields do not filter. */

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { dueTickets, leaseUpdate, type ClaimValues } from './claim-query.js';
 import type { Dialect } from './db.js';
 import { artifactColumnList, artifactColumns, commitStepPostgres } from './pg-completion.js';
-import { Prepared, rowSlots, rowValues } from './prepared.js';
+import { fieldSlots, Prepared, rowSlots } from './prepared.js';
 import type { Database } from './schema.js';
 import { addUsage, type StatsRow } from './stats.js';
 import { forget as forgetAttempt, recordEnd, recordStart } from './step-events.js';
@@ -124,16 +124,14 @@ export async function completeStep(
   claim?: { now: number; until: number },
 ): Promise<StepCommit> {
   const columns = patchColumns(patch);
-  const values: Record<string, unknown> = {};
-  for (const c of columns) values[`set_${c}`] = patch[c];
   // A name stored again (a redelivery's rewrite) is one row: PostgreSQL refuses a statement that
   // would update one row twice, so the last row of a name wins.
   const unique = [...new Map(artifacts.map((a) => [a.name, a])).values()];
-  if (dialect.kind === 'postgres') return commitStepPostgres(db, ref, { columns, values }, unique, usage, end, claim);
+  if (dialect.kind === 'postgres') return commitStepPostgres(db, ref, { columns, set: patch }, unique, usage, end, claim);
   return db.transaction().execute(async (trx) => {
-    const res = await completion.execute(db, trx, { ...values, id: ref.id, attempt: ref.attempt, owner: ref.owner }, columns.join(','));
+    const res = await completion.execute(db, trx, { set: patch, id: ref.id, attempt: ref.attempt, owner: ref.owner }, columns.join(','));
     if (Number(res.numAffectedRows) !== 1) return { committed: false, claimed: null };
-    if (unique.length > 0) await artifactInsert.execute(db, trx, rowValues(unique, artifactColumnList), String(unique.length));
+    if (unique.length > 0) await artifactInsert.execute(db, trx, { rows: unique }, String(unique.length));
     await addUsage(trx, usage, db);
     if (end === 'forget') await forgetAttempt(trx, ref.id, ref.attempt);
     else if (end) await recordEnd(trx, ref.id, ref.attempt, end.outcome, end.errorCode, end.at, db);
@@ -152,19 +150,19 @@ export function committedRow(ticket: TicketRow, patch: TicketPatch): TicketRow {
 }
 
 /** A step's outcome under its attempt; the shape is the patch's columns, comma-separated. */
-const completion = new Prepared<Record<string, unknown>, unknown>((db, v, shape) =>
+const completion = new Prepared<{ set: TicketPatch; id: string; attempt: number; owner: string }, unknown>((db, v, shape) =>
   db
     .updateTable('tickets')
-    .set({ ...Object.fromEntries(shape.split(',').filter(Boolean).map((c) => [c, v[`set_${c}`]])), lease_owner: null, lease_until: null })
-    .where('id', '=', v.id as string)
-    .where('attempt', '=', v.attempt as number)
-    .where('lease_owner', '=', v.owner as string),
+    .set({ ...fieldSlots<TicketPatch, typeof v>(v, 'set', shape.split(',').filter(Boolean)), lease_owner: null, lease_until: null })
+    .where('id', '=', v.id)
+    .where('attempt', '=', v.attempt)
+    .where('lease_owner', '=', v.owner),
 );
 
 /** Artifact rows, one statement for all; the shape is their number. */
-const artifactInsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) => {
+const artifactInsert = new Prepared<{ rows: readonly ArtifactRow[] }, unknown>((db, v, shape) => {
   const replaced = Object.fromEntries(artifactColumns.map((c) => [c, sql.ref(`excluded.${c}`)]));
-  const rows = rowSlots<ArtifactRow>(v, Number(shape), artifactColumnList);
+  const rows = rowSlots<ArtifactRow, typeof v>(v, 'rows', Number(shape), artifactColumnList);
   return db
     .insertInto('artifacts')
     .values(rows)

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { ArtifactsTable, Database, TicketsTable } from './schema.js';
-import { Prepared, rowSlots, rowValues } from './prepared.js';
+import { Prepared, rowSlots } from './prepared.js';
 import type { Dialect } from './db.js';
 import { insertTicketPostgres } from './pg-intake.js';
 import { recordStart } from './step-events.js';
@@ -108,7 +108,7 @@ export async function insertTicketsCounted(db: Kysely<Database>, dialect: Dialec
       const chunk = rows.slice(i, i + 200);
       // As Kysely's own insert does, a column whose value is undefined is left to its default.
       const columns = (Object.keys(chunk[0]!) as (keyof TicketRow & string)[]).filter((c) => chunk[0]![c] !== undefined);
-      await ticketInsert.execute(db, trx, rowValues(chunk, columns), `${chunk.length}:${columns.join(',')}`);
+      await ticketInsert.execute(db, trx, { rows: chunk }, `${chunk.length}:${columns.join(',')}`);
     }
     if (startedAt !== undefined) for (const t of rows) if (t.lease_owner !== null) await recordStart(trx, t.id, t.attempt, t.next!, startedAt, db);
     await quotaCount.execute(db, trx, { tenant, project, period, tickets: rows.length });
@@ -116,9 +116,9 @@ export async function insertTicketsCounted(db: Kysely<Database>, dialect: Dialec
 }
 
 /** Ticket rows; the shape is `<rows>:<columns>` (every row has the first row's columns). */
-const ticketInsert = new Prepared<Record<string, unknown>, unknown>((db, v, shape) => {
+const ticketInsert = new Prepared<{ rows: readonly TicketRow[] }, unknown>((db, v, shape) => {
   const [count, columns] = shape.split(':') as [string, string];
-  return db.insertInto('tickets').values(rowSlots<TicketRow>(v, Number(count), columns.split(',')));
+  return db.insertInto('tickets').values(rowSlots<TicketRow, typeof v>(v, 'rows', Number(count), columns.split(',')));
 });
 
 /** Tickets counted against the quota period. */
