@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { ProcessRef } from '../pool/index.js';
+import { ContentHashes } from './content-hashes.js';
 import type { JobFile, WireFile } from './protocol.js';
 
 /** Files smaller than this travel with every job: hashing and bookkeeping would cost more than the bytes. */
@@ -14,10 +14,12 @@ const MIN_RESIDENT_BYTES = 4096;
  */
 export class ResidentFiles {
   private readonly perProcess = new WeakMap<ProcessRef, Map<string, number>>();
-  /** Hashes of buffers seen before: cached templates and repository files come back as the same object. */
-  private readonly hashes = new WeakMap<Buffer, string>();
+  /** Remembered for at most an eighth of a process's allowance: the contents jobs bring again and again. */
+  private readonly hashes: ContentHashes;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private readonly maxBytes: number) {
+    this.hashes = new ContentHashes(maxBytes / 8);
+  }
 
   /** The wire form of a job's files for one process, and the hashes that process may forget first. */
   plan(process: ProcessRef, files: readonly JobFile[]): { files: WireFile[]; drop: string[] } {
@@ -26,7 +28,7 @@ export class ResidentFiles {
     const used = new Set<string>();
     const wire = files.map((f): WireFile => {
       if (f.reusable === false || f.data.length < MIN_RESIDENT_BYTES || f.data.length > this.maxBytes / 4) return { path: f.path, data: f.data };
-      const sha256 = f.sha256 ?? this.hashOf(f.data);
+      const sha256 = f.sha256 ?? this.hashes.of(f.data);
       used.add(sha256);
       const size = held.get(sha256);
       held.delete(sha256);
@@ -44,12 +46,6 @@ export class ResidentFiles {
       drop.push(hash);
     }
     return { files: wire, drop };
-  }
-
-  private hashOf(data: Buffer): string {
-    let hash = this.hashes.get(data);
-    if (hash === undefined) this.hashes.set(data, (hash = createHash('sha256').update(data).digest('hex')));
-    return hash;
   }
 
   /** Forgets what a process holds (it said a file was missing): its next job carries every byte. */
