@@ -3,6 +3,7 @@ import { after, before, it } from 'node:test';
 import { RECENT_COUNT_REFRESH_MS } from '../src/store/recent-ticket-counts.js';
 import { setupProject, submit } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { finishedTicketRow } from './helpers/ticket-rows.js';
 import { describeEachStore } from './helpers/stores.js';
 
 const doc = '<data><item><title>Counted</title><price>1</price></item></data>';
@@ -25,28 +26,7 @@ describeEachStore('fair priority counted from the store once a second', (kind) =
   /** Tickets of the project written straight into the store, as another process would, `ago` ms before now. */
   const storedElsewhere = async (n: number, ago: number) => {
     const at = clock - ago;
-    const rows = Array.from({ length: n }, (_, i) => ({
-      id: `0ELSEWHERE${String(at)}${String(i).padStart(6, '0')}`,
-      tenant: 'acme',
-      project: 'counted',
-      user_name: 'u',
-      target: 'pdf',
-      status: 'renderpdf.succeeded',
-      complete: 1,
-      run_after: at,
-      params: '{}',
-      input_type: 'xml',
-      priority: 0,
-      attempt: 1,
-      redeliveries: 0,
-      messages: '[]',
-      input_size: 0,
-      processing_msecs: 0,
-      processing_pages: 0,
-      shipped: 0,
-      created: at,
-      updated: at,
-    }));
+    const rows = Array.from({ length: n }, (_, i) => finishedTicketRow(`0ELSEWHERE${String(at)}${String(i).padStart(6, '0')}`, 'counted', at));
     await t.server.ctx.db.kysely.insertInto('tickets').values(rows).execute();
   };
 

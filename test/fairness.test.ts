@@ -3,6 +3,7 @@ import { after, before, it } from 'node:test';
 import { PRIORITY_COUNT_MAX } from '../src/store/tickets.js';
 import { putFile, setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { finishedTicketRow } from './helpers/ticket-rows.js';
 import { describeEachStore } from './helpers/stores.js';
 
 const doc = '<data><item><title>Queued</title><price>1</price></item></data>';
@@ -62,28 +63,7 @@ describeEachStore('fair priority, parallel limits and quotas', (kind) => {
     // takes them): more than the count goes up to.
     const db = t.server.ctx.db.kysely;
     const now = Date.now();
-    const rows = Array.from({ length: PRIORITY_COUNT_MAX + 100 }, (_, i) => ({
-      id: `0FLOOD${String(i).padStart(20, '0')}`,
-      tenant: 'acme',
-      project: 'r',
-      user_name: 'u',
-      target: 'pdf',
-      status: 'renderpdf.succeeded',
-      complete: 1,
-      run_after: now,
-      params: '{}',
-      input_type: 'xml',
-      priority: 0,
-      attempt: 1,
-      redeliveries: 0,
-      messages: '[]',
-      input_size: 0,
-      processing_msecs: 0,
-      processing_pages: 0,
-      shipped: 0,
-      created: now - 1000,
-      updated: now - 1000,
-    }));
+    const rows = Array.from({ length: PRIORITY_COUNT_MAX + 100 }, (_, i) => finishedTicketRow(`0FLOOD${String(i).padStart(20, '0')}`, 'r', now - 1000));
     for (let i = 0; i < rows.length; i += 200) await db.insertInto('tickets').values(rows.slice(i, i + 200)).execute();
     const r = await t.token('acme', 'r', 'jobs');
     const [flooded] = await submit(t, r, doc, { project: 'r' });
