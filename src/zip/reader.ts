@@ -1,8 +1,8 @@
-import type { Readable } from 'node:stream';
 import { crc32, inflateRawSync } from 'node:zlib';
-import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { AppError } from '../errors.js';
-import { BufferArchive } from './buffer-archive.js';
+import type { Entry } from 'yauzl';
+import type { AppError } from '../errors.js';
+import { crcOf, hex, open, openStream } from './archive-io.js';
+import { fromYauzl, nameProblem, refuse } from './refusals.js';
 
 /** Limits applied while reading one ZIP; every one is checked on the bytes actually inflated. */
 export interface ZipLimits {
@@ -40,76 +40,15 @@ export interface ZipScan {
  */
 export const INFLATE_SYNC_MAX = 256 * 1024;
 
+// The Unix file type in an entry's external attributes (high 16 bits): a symbolic link is refused.
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
-
-function refuse(message: string, entry?: string, cause?: unknown): AppError {
-  const text = entry === undefined ? message : `ZIP entry "${entry}": ${message}`;
-  return new AppError('invalid_zip', text, { details: [{ ...(entry === undefined ? {} : { field: entry }), message }], cause });
-}
-
-/** Names yauzl lets through but a safe extractor must still refuse. */
-function nameProblem(name: string): string | undefined {
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) return 'name contains a control character';
-  const segments = (name.endsWith('/') ? name.slice(0, -1) : name).split('/');
-  if (segments.some((s) => s === '')) return 'name has an empty segment';
-  if (segments.some((s) => s === '.')) return 'name has a "." segment';
-  return undefined;
-}
-
-// yauzl refuses zip-slip names itself (strictFileNames); say which entry and why in our words.
-const yauzlNameErrors: [RegExp, string][] = [
-  [/^absolute path: (.*)$/s, 'absolute paths are not allowed'],
-  [/^invalid relative path: (.*)$/s, '".." segments are not allowed'],
-  [/^invalid characters in fileName: (.*)$/s, 'backslashes are not allowed'],
-];
-
-function fromYauzl(err: Error): AppError {
-  for (const [re, message] of yauzlNameErrors) {
-    const m = re.exec(err.message);
-    if (m) return refuse(message, m[1], err);
-  }
-  return refuse(`not a readable ZIP: ${err.message}`, undefined, err);
-}
-
-function open(buffer: Buffer): Promise<ZipFile> {
-  return new Promise((resolve, reject) => {
-    // strictFileNames: backslashes are refused instead of being turned into folders.
-    const options = { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, decodeStrings: true, autoClose: false };
-    yauzl.fromRandomAccessReader(new BufferArchive(buffer), buffer.length, options, (err, zip) => {
-      if (err || !zip) reject(refuse(`not a readable ZIP: ${err?.message ?? 'no archive'}`, undefined, err));
-      else resolve(zip);
-    });
-  });
-}
 
 /** An entry's bytes (null when not kept), how many there were and their CRC-32. */
 interface EntryRead {
   readonly data: Buffer | null;
   readonly size: number;
   readonly crc: number;
-}
-
-const hex = (crc: number) => crc.toString(16).padStart(8, '0');
-
-/** Bytes checksummed between turns of the event loop (about 0.2 ms), so a large stored file does not block it. */
-const CRC_SLICE = 1024 * 1024;
-
-/** The CRC-32 of `data`, a slice at a time. */
-async function crcOf(data: Buffer): Promise<number> {
-  let crc = crc32(data.subarray(0, CRC_SLICE));
-  for (let at = CRC_SLICE; at < data.length; at += CRC_SLICE) {
-    await new Promise((resolve) => setImmediate(resolve));
-    crc = crc32(data.subarray(at, at + CRC_SLICE), crc);
-  }
-  return crc;
-}
-
-function openStream(zip: ZipFile, entry: Entry): Promise<Readable> {
-  return new Promise((resolve, reject) => {
-    zip.openReadStream(entry, (err, stream) => (err || !stream ? reject(err ?? new Error('no stream')) : resolve(stream)));
-  });
 }
 
 /**
