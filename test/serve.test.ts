@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { ADMIN_PASSWORD, freshSettings } from './helpers/server.js';
@@ -101,6 +102,36 @@ describeEachStore('pressroom serve', (kind) => {
       }
     });
   }
+
+  it('stops on SIGTERM without waiting for connections that never sent a request', async () => {
+    const fresh = await freshSettings(kind);
+    const child = new Child(['serve'], fresh.env);
+    const silent = new Socket();
+    try {
+      const [, url] = await child.waitFor(/pressroom listening on (http:\/\/[^\s]+) /);
+      const { hostname, port } = new URL(url!);
+      // As a load balancer or an HTTP client opens connections ahead of use: connected, nothing sent.
+      await new Promise<void>((resolve, reject) => silent.connect(Number(port), hostname, resolve).once('error', reject));
+      const serverClosed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+      silent.resume();
+      assert.equal((await fetch(`${url}/healthz`)).status, 200);
+
+      child.proc.kill('SIGTERM');
+      // Node would hold such a connection until its header timeout (60 s, checked every 30 s).
+      const { code, signal: killedBy, ms } = await child.exit(20_000);
+      assert.equal(killedBy, null);
+      assert.equal(code, 0, child.stderr);
+      assert.ok(ms < 20_000, `took ${ms} ms to stop`);
+      await serverClosed;
+    } finally {
+      silent.destroy();
+      if (child.proc.exitCode === null) {
+        child.proc.kill('SIGKILL');
+        await child.exited;
+      }
+      await fresh.cleanup();
+    }
+  });
 
   it('migrate applies the migrations, then reports an up-to-date database; exit 0', async () => {
     const fresh = await freshSettings(kind);

@@ -10,6 +10,7 @@ import { installMetrics } from './metrics.js';
 import { negotiate } from './negotiate.js';
 import { swaggerOptions, swaggerUiOptions } from './openapi.js';
 import { ErrorBody } from './schemas.js';
+import { closeUnusedConnectionsOnClose } from './unused-connections.js';
 import { studioRoutes } from './studio.js';
 import { authRoutes } from './routes/auth-tokens.js';
 import { healthRoutes } from './routes/health.js';
@@ -38,6 +39,7 @@ export async function buildApp(ctx: Context, opts: { ready?: () => boolean; blob
     frameworkErrors: (err, req, reply) => sendError(req, reply, err),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorateRequest('principal', null);
+  closeUnusedConnectionsOnClose(app);
   installErrorHandling(app);
   const registry = installMetrics(app, ctx.metrics.registry);
 

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Histogram, type Registry } from 'prom-client';
+import { closeUnusedConnectionsOnClose } from './unused-connections.js';
 
 /** Process series (CPU, memory, event loop) in a registry, once per registry. */
 function registerProcessMetrics(registry: Registry): void {
@@ -29,6 +30,7 @@ export function installMetrics(app: FastifyInstance, registry: Registry): Regist
 export async function startMetricsListener(registry: Registry, where: { host: string; port: number }): Promise<FastifyInstance> {
   registerProcessMetrics(registry);
   const app = Fastify({ logger: false });
+  closeUnusedConnectionsOnClose(app);
   app.get('/metrics', async (_req, reply) => reply.type(registry.contentType).send(await registry.metrics()));
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.listen(where);
