@@ -117,11 +117,11 @@ describeEachStore('pressroom serve', (kind) => {
       assert.equal((await fetch(`${url}/healthz`)).status, 200);
 
       child.proc.kill('SIGTERM');
-      // Node would hold such a connection until its header timeout (60 s, checked every 30 s).
-      const { code, signal: killedBy, ms } = await child.exit(20_000);
+      // Node would hold such a connection until its header timeout (60 s, checked every 30 s): the
+      // process must exit well before that, however loaded the machine.
+      const { code, signal: killedBy } = await child.exit(45_000);
       assert.equal(killedBy, null);
       assert.equal(code, 0, child.stderr);
-      assert.ok(ms < 20_000, `took ${ms} ms to stop`);
       await serverClosed;
     } finally {
       silent.destroy();

@@ -3,7 +3,7 @@ import type { Database } from './schema.js';
 import { countCreatedSince, PRIORITY_COUNT_MAX } from './tickets.js';
 
 /** The window of a project's request rate for fair priority. */
-export const PRIORITY_WINDOW_MS = 60_000;
+const PRIORITY_WINDOW_MS = 60_000;
 
 /**
  * How long a count read from the database is carried forward with this process's own
