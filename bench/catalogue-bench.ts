@@ -4,7 +4,8 @@
 // before and right after the service.
 import { catalogueRaw, catalogueTemplate, catalogueXml, catalogueZip } from './documents.js';
 import { ProjectClient } from './api.js';
-import { cpuSince, mib, PeakMemory, treeCpu } from './procfs.js';
+import { cpuSince, mib, treeCpu } from './procfs.js';
+import { PeakMemory } from './peak-memory.js';
 import { rawOnce } from './raw-typst.js';
 import { startBenchServer } from './server-process.js';
 import { bracket, mean, renderEnv, type BenchContext, type Bracket } from './sheet-bench.js';

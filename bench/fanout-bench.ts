@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { fanoutItem, partRaw, partTemplate } from './documents.js';
-import { mib, PeakMemory } from './procfs.js';
+import { mib } from './procfs.js';
+import { PeakMemory } from './peak-memory.js';
 import { rawThroughput } from './raw-typst.js';
 import { startBenchServer } from './server-process.js';
 

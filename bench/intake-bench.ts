@@ -3,7 +3,8 @@
 import { sheetZip } from './documents.js';
 import { percentile } from './fixtures.js';
 import { submitAll } from './api.js';
-import { mib, PeakMemory } from './procfs.js';
+import { mib } from './procfs.js';
+import { PeakMemory } from './peak-memory.js';
 import { startBenchServer } from './server-process.js';
 import { renderEnv, SHEET_QUERY, sheetProject, warmUp, type BenchContext } from './sheet-bench.js';
 

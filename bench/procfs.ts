@@ -1,7 +1,7 @@
 // Linux /proc sampling for the benchmark: memory (PSS, RSS) and CPU time of a process tree.
 // Memory is reported in MiB (2^20 bytes) throughout; smaps_rollup counts in kB (KiB).
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`, nearly always 100). */
 export const clockTicks: number = (() => {
@@ -42,12 +42,37 @@ function allStats(): Map<number, Stat> {
   return out;
 }
 
+/** Whether the kernel lists a thread's children (CONFIG_PROC_CHILDREN): a few reads instead of every process's stat. */
+const childrenListed = existsSync(`/proc/${process.pid}/task/${process.pid}/children`);
+
+/** The children of `pid`: those of every thread of it, since a child belongs to the thread that started it. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  } catch {
+    return []; // gone, or a thread of it ended while we read
+  }
+}
+
 /** `pid` and all its descendants (children, grandchildren, …) alive now. */
 export function processTree(pid: number): number[] {
-  const stats = allStats();
   const tree = [pid];
+  if (childrenListed) {
+    for (let i = 0; i < tree.length; i++) tree.push(...childrenOf(tree[i]!));
+    return tree;
+  }
+  const stats = allStats();
   for (let i = 0; i < tree.length; i++) for (const [p, s] of stats) if (s.ppid === tree[i]) tree.push(p);
   return tree;
+}
+
+/** RSS of one process in MiB from its status: the kernel's counters, no walk of its memory. Zero when it is gone. */
+export function rssOf(pid: number): number {
+  try {
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
 }
 
 /** PSS and RSS of one process in MiB, from smaps_rollup; zeros when it is gone. */
@@ -71,10 +96,10 @@ export interface TreeMemory {
   processes: number;
 }
 
-/** Memory of `pid` and all its descendants now. */
-export function treeMemory(pid: number): TreeMemory {
+/** Memory of `pid` and all its descendants now (`tree`: the tree, when just read). */
+export function treeMemory(pid: number, tree = processTree(pid)): TreeMemory {
   const out: TreeMemory = { pss: 0, rss: 0, rootPss: 0, processes: 0 };
-  for (const p of processTree(pid)) {
+  for (const p of tree) {
     const m = memory(p);
     out.pss += m.pss;
     out.rss += m.rss;
@@ -151,42 +176,6 @@ export function machineLoad(start: MachineCpu, service = 0): { busyCores: number
   const postgres = now.postgres - start.postgres;
   const r = (x: number) => +(x / s).toFixed(2);
   return { busyCores: r(busy), benchCores: r(bench), serviceCores: r(service), postgresCores: r(postgres), otherCores: r(Math.max(0, busy - bench - service - postgres)), stealCores: r(now.steal - start.steal) };
-}
-
-/** Samples the tree memory of some roots every `everyMs` and keeps the peak of their sum. */
-export class PeakMemory {
-  peak: TreeMemory = { pss: 0, rss: 0, rootPss: 0, processes: 0 };
-  private timer: NodeJS.Timeout | undefined;
-  constructor(
-    private readonly roots: () => number[],
-    private readonly everyMs = 200,
-  ) {}
-
-  start(): this {
-    this.sample();
-    this.timer = setInterval(() => this.sample(), this.everyMs).unref();
-    return this;
-  }
-
-  sample(): TreeMemory {
-    const now: TreeMemory = { pss: 0, rss: 0, rootPss: 0, processes: 0 };
-    for (const root of this.roots()) {
-      const m = treeMemory(root);
-      now.pss += m.pss;
-      now.rss += m.rss;
-      now.rootPss += m.rootPss;
-      now.processes += m.processes;
-    }
-    if (now.pss > this.peak.pss) this.peak = now;
-    return now;
-  }
-
-  stop(): TreeMemory {
-    if (this.timer) this.sample();
-    clearInterval(this.timer);
-    this.timer = undefined;
-    return this.peak;
-  }
 }
 
 /** Rounds a memory figure (MiB) for the results. */

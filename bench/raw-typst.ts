@@ -4,7 +4,8 @@
 // threads of one process would share.
 import { spawn } from 'node:child_process';
 import { percentile } from './fixtures.js';
-import { cpuSince, machineCpu, machineLoad, mib, PeakMemory, treeCpu } from './procfs.js';
+import { cpuSince, machineCpu, machineLoad, mib, treeCpu } from './procfs.js';
+import { PeakMemory } from './peak-memory.js';
 import type { RawDocument } from './documents.js';
 
 // Like a render process: the same compiler, files mapped once, data.xml and the per-job

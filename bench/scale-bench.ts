@@ -4,7 +4,8 @@
 // (docs/configuration.md), so the second worker is measured on PostgreSQL only.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mib, PeakMemory } from './procfs.js';
+import { mib } from './procfs.js';
+import { PeakMemory } from './peak-memory.js';
 import { startBenchServer, type BenchServer } from './server-process.js';
 import { asyncRun, renderEnv, sheetProject, warmUp, type AsyncRun, type BenchContext } from './sheet-bench.js';
 

@@ -4,7 +4,8 @@
 import { sheetRaw, sheetTemplate, sheetXml, sheetZip } from './documents.js';
 import { percentile } from './fixtures.js';
 import { ProjectClient, submitAll } from './api.js';
-import { cpuSince, machineCpu, machineLoad, mib, PeakMemory, treeCpu } from './procfs.js';
+import { cpuSince, machineCpu, machineLoad, mib, treeCpu } from './procfs.js';
+import { PeakMemory } from './peak-memory.js';
 import { rawLatency, rawThroughput } from './raw-typst.js';
 import { startBenchServer } from './server-process.js';
 

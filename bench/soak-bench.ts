@@ -5,7 +5,8 @@
 // which the `pdf` section's 600 tickets on a fresh one do not (V8 settles over thousands).
 import { sheetZip } from './documents.js';
 import { submitAll } from './api.js';
-import { cpuSince, mib, PeakMemory, treeCpu, treeMemory } from './procfs.js';
+import { cpuSince, mib, treeCpu, treeMemory } from './procfs.js';
+import { PeakMemory } from './peak-memory.js';
 import { startBenchServer } from './server-process.js';
 import { renderEnv, SHEET_QUERY, sheetProject, warmUp, type BenchContext } from './sheet-bench.js';
 
