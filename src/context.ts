@@ -3,7 +3,7 @@ import { TokenService } from './auth/index.js';
 import { openBlobStore, type BlobStore } from './blobs/index.js';
 import type { Settings } from './config/settings.js';
 import { countBlobErrors, ServiceMetrics } from './metrics/index.js';
-import { createNotifier, migrate, openDb, ReadMostlyCache, RecentTicketCounts, type ArtifactRow, type Db, type Notifier, type TicketRow } from './store/index.js';
+import { createNotifier, GroupedTicketInserts, migrate, openDb, ReadMostlyCache, RecentTicketCounts, type ArtifactRow, type Db, type Notifier, type TicketRow } from './store/index.js';
 
 /** Everything a process shares: settings, store, blobs, token service, logger. Built once at start. */
 export interface Context {
@@ -18,6 +18,8 @@ export interface Context {
   readonly readMostly: ReadMostlyCache;
   /** Each project's tickets of the last minute (fair priority), read from the store about once a second. */
   readonly recentTickets: RecentTicketCounts;
+  /** New tickets of requests ready at the same moment, stored in one transaction (SQLite). */
+  readonly ticketInserts: GroupedTicketInserts;
   /** Sandboxed XSLT processes (started on first use): intake runs transformBefore, workers transform. */
   readonly transformer: XsltEngine;
   /** This process's Prometheus series (queue, steps, webhooks, engine slots, blob errors). */
@@ -158,6 +160,7 @@ export async function openContext(settings: Settings, opts: ContextParts): Promi
     notifier,
     readMostly,
     recentTickets: new RecentTicketCounts(db.kysely, now),
+    ticketInserts: new GroupedTicketInserts(db.kysely, db.dialect),
     transformer,
     metrics,
     localWorker: { current: null },

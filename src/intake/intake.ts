@@ -1,7 +1,6 @@
 import type { Principal } from '../auth/index.js';
 import { resolveStepConfig } from '../repository/lookup.js';
 import type { Context, TicketLease } from '../context.js';
-import { tickets } from '../store/index.js';
 import { assertProjectExists } from '../tenants/index.js';
 import { inputKey } from '../tickets/blob-keys.js';
 import { newTicketId } from '../tickets/ids.js';
@@ -111,7 +110,7 @@ async function storeOne(
         // never commits leaves its body to the holder's time limit.
         if (!lease) ctx.localWorker.current?.keepInput(key, job.body);
       }
-      await tickets.insertTicketsCounted(ctx.db.kysely, ctx.db.dialect, [row], quotaPeriod(job.now), lease ? job.now : undefined);
+      await ctx.ticketInserts.insert([row], quotaPeriod(job.now), lease ? job.now : undefined);
     })();
     // The local worker renders from the body in hand meanwhile: storing is file system and
     // database round trips (over a millisecond) that need not delay a synchronous answer.

@@ -7,6 +7,7 @@ export * as tenants from './tenants.js';
 export * as repoFiles from './repo-files.js';
 export { ReadMostlyCache } from './read-mostly-cache.js';
 export { RecentTicketCounts } from './recent-ticket-counts.js';
+export { GroupedTicketInserts } from './grouped-inserts.js';
 export type { UserRow } from './users.js';
 export type { TenantRow, ProjectRow } from './tenants.js';
 export type { RepoFileRow } from './repo-files.js';

@@ -111,17 +111,20 @@ export async function quotaUsage(db: Kysely<Database>, tenant: string, period: s
 export async function insertTicketsCounted(db: Kysely<Database>, dialect: Dialect, rows: TicketRow[], period: string, startedAt?: number): Promise<void> {
   if (rows.length === 0) return;
   if (rows.length === 1 && dialect.kind === 'postgres') return insertTicketPostgres(db, rows[0]!, period, startedAt);
+  await db.transaction().execute((trx) => writeTicketsCounted(db, trx, rows, period, startedAt));
+}
+
+/** The statements of {@link insertTicketsCounted}, in the caller's transaction `trx`. */
+export async function writeTicketsCounted(db: Kysely<Database>, trx: Kysely<Database>, rows: TicketRow[], period: string, startedAt?: number): Promise<void> {
   const { tenant, project } = rows[0]!;
-  await db.transaction().execute(async (trx) => {
-    for (let i = 0; i < rows.length; i += 200) {
-      const chunk = rows.slice(i, i + 200);
-      // As Kysely's own insert does, a column whose value is undefined is left to its default.
-      const columns = (Object.keys(chunk[0]!) as (keyof TicketRow & string)[]).filter((c) => chunk[0]![c] !== undefined);
-      await ticketInsert.execute(db, trx, { rows: chunk }, `${chunk.length}:${columns.join(',')}`);
-    }
-    if (startedAt !== undefined) for (const t of rows) if (t.lease_owner !== null) await recordStart(trx, t.id, t.attempt, t.next!, startedAt, db);
-    await quotaCount.execute(db, trx, { tenant, project, period, tickets: rows.length });
-  });
+  for (let i = 0; i < rows.length; i += 200) {
+    const chunk = rows.slice(i, i + 200);
+    // As Kysely's own insert does, a column whose value is undefined is left to its default.
+    const columns = (Object.keys(chunk[0]!) as (keyof TicketRow & string)[]).filter((c) => chunk[0]![c] !== undefined);
+    await ticketInsert.execute(db, trx, { rows: chunk }, `${chunk.length}:${columns.join(',')}`);
+  }
+  if (startedAt !== undefined) for (const t of rows) if (t.lease_owner !== null) await recordStart(trx, t.id, t.attempt, t.next!, startedAt, db);
+  await quotaCount.execute(db, trx, { tenant, project, period, tickets: rows.length });
 }
 
 /** Ticket rows; the shape is `<rows>:<columns>` (every row has the first row's columns). */
