@@ -76,4 +76,28 @@ describeEachStore('tickets of concurrent requests stored together', (kind) => {
       await kysely.destroy();
     }
   });
+
+  it('gives every request of a group the error when the database refuses the group, without trying each again (SQLite)', { skip: kind === 'postgres' ? 'PostgreSQL commits concurrent requests side by side; not grouped' : false }, async () => {
+    const file = join(t.server.ctx.settings.dataDir, 'pressroom.db');
+    const begun: string[] = [];
+    const sqlite = new SQLite(file);
+    sqlite.pragma('busy_timeout = 0');
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: (e) => void begun.push(e.query.sql) });
+    // Another connection holds the write lock: the group's first insert is refused with SQLITE_BUSY.
+    const holder = new SQLite(file);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const inserts = new GroupedTicketInserts(kysely, t.server.ctx.db.dialect);
+      const ids = Array.from({ length: 3 }, (_, i) => `0GROUPBUSY${i}`.padEnd(26, '0'));
+      const outcomes = await Promise.allSettled(ids.map((id) => inserts.insert([row(id)], period)));
+      assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected', 'rejected']);
+      for (const o of outcomes) assert.equal(((o as PromiseRejectedResult).reason as { code?: string }).code, 'SQLITE_BUSY');
+      assert.equal(begun.filter((q) => /^begin/i.test(q)).length, 1, `tried once, not once more per request: ${begun.join(' | ')}`);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+      await kysely.destroy();
+    }
+    assert.deepEqual(await stored(['0GROUPBUSY0'.padEnd(26, '0')]), [], 'nothing of the refused group was stored');
+  });
 });

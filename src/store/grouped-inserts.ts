@@ -22,9 +22,10 @@ interface Waiting {
  * submissions from 16 clients formed groups of 4–5 on average; the service's CPU per submission
  * fell ~13 % and the 202's p50 ~15 %.
  *
- * A request's promise resolves once its tickets are committed, as before. When any statement of
- * a group or its commit fails, the group is rolled back and each request runs again alone, so
- * one request's failure is its own. The group is whatever is waiting when the previous one is
+ * A request's promise resolves once its tickets are committed, as before. When one request's
+ * tickets break a constraint, the group is rolled back, that request fails and the others are
+ * stored again without it, so its failure is its own; when the database itself fails (busy past
+ * its timeout, full), every request of the group gets that error, as each would have alone. The group is whatever is waiting when the previous one is
  * done, or at the end of the event loop's current turn: alone, a request waits no longer.
  * PostgreSQL commits concurrently from its pool and is not grouped.
  */
@@ -61,13 +62,25 @@ export class GroupedTicketInserts {
   }
 
   private async together(group: Waiting[]): Promise<void> {
+    let culprit: Waiting | undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
-        for (const w of group) await writeTicketsCounted(this.db, trx, w.rows, w.period, w.startedAt);
+        for (const w of group) {
+          culprit = w;
+          await writeTicketsCounted(this.db, trx, w.rows, w.period, w.startedAt);
+        }
+        culprit = undefined;
       });
-    } catch {
-      // Rolled back: each again alone, so only the request that fails gets the error.
-      for (const w of group) await this.alone(w);
+    } catch (err) {
+      if (culprit && isConstraintError(err)) {
+        // Rolled back: that request's tickets break a rule of the table; the others go again.
+        culprit.reject(err);
+        const rest = group.filter((w) => w !== culprit);
+        if (rest.length > 0) await (rest.length === 1 ? this.alone(rest[0]!) : this.together(rest));
+      } else {
+        // The database itself (busy past its timeout, full, failing): each alone would fail the same way.
+        for (const w of group) w.reject(err);
+      }
       return;
     }
     for (const w of group) w.resolve();
@@ -76,4 +89,9 @@ export class GroupedTicketInserts {
   private alone(w: Waiting): Promise<void> {
     return insertTicketsCounted(this.db, this.dialect, w.rows, w.period, w.startedAt).then(w.resolve, w.reject);
   }
+}
+
+/** SQLite's refusal of a row (unique key, foreign key, check): a fault of the one request that wrote it. */
+function isConstraintError(err: unknown): boolean {
+  return typeof (err as { code?: unknown } | null)?.code === 'string' && (err as { code: string }).code.startsWith('SQLITE_CONSTRAINT');
 }
