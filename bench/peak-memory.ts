@@ -3,11 +3,12 @@
 // PSS comes from /proc/<pid>/smaps_rollup, which walks the process's memory: 2–5 ms of kernel
 // time per process here (~10 ms for a server and its two render processes), during which the
 // process cannot map or unmap memory. Read every 200 ms on the benchmark's thread, it cost the
-// service it measured: synchronous requests timed while it sampled had a p95 1.0–2.7 ms higher
-// than those timed while it did not (5 runs of 480 requests each way, in alternate blocks of 60);
-// on a thread of its own, about 6 ms higher (the server then stalls beside its client). RSS is
-// the kernel's counter, read in microseconds, and PSS only moves far when RSS does: sampled
-// this way, p95 was 0.3–0.6 ms higher with sampling than without, and a tick costs ~0.4 ms.
+// service it measured: synchronous requests timed while it sampled had a p95 1.0–2.8 ms higher
+// than those timed while it did not (6 runs of 480 requests each way, in alternate blocks of 60);
+// on a thread of its own, 6.6 ms higher (2 runs; the server then stalls beside its client). RSS
+// is the kernel's counter, read in microseconds, and PSS only moves far when RSS does: sampled
+// this way, p95 was 0.3–0.6 ms higher with sampling than without (2 runs, the blocks' order
+// alternated), a tick costs ~0.4 ms, and the peak matched a 200 ms PSS sampler's within 1 MiB.
 import { processTree, rssOf, treeMemory, type TreeMemory } from './procfs.js';
 
 /** A tree's RSS must exceed the one at the last PSS reading by this share before PSS is read again. */
