@@ -8,7 +8,7 @@ import { tickets, type Notifier, type TicketRow } from '../store/index.js';
 export async function wakeAggregate(ctx: Context, notifier: Notifier, part: TicketRow, status: string | null): Promise<void> {
   const db = ctx.db.kysely;
   const failed = status?.endsWith('.failed') ?? false;
-  if (failed || (await tickets.openPartCount(db, part.aggregate_id!)) === 0) {
+  if (failed || !(await tickets.hasOpenParts(db, part.aggregate_id!))) {
     await tickets.makeDue(db, part.aggregate_id!, ctx.now());
     await notifier.publish('new').catch(() => {});
   }
