@@ -17,6 +17,18 @@ function blankPdf(pages: number, width = 595.28, height = 841.89): Buffer {
   return out;
 }
 
+/** A one-page PDF whose page takes its size from the page tree above it (MediaBox inherited). */
+function inheritedSizePdf(width: number, height: number): Buffer {
+  const doc = new mupdf.PDFDocument();
+  doc.insertPage(-1, doc.addPage([0, 0, width, height], 0, {}, ''));
+  const box = doc.findPage(0).get('MediaBox');
+  doc.getTrailer().get('Root').get('Pages').put('MediaBox', box);
+  doc.findPage(0).delete('MediaBox');
+  const out = Buffer.from(doc.saveToBuffer('').asUint8Array());
+  doc.destroy();
+  return out;
+}
+
 /** A one-page 200 × 100 pt PDF: its left half red, its right half white. */
 function halfRedPdf(): Buffer {
   const doc = new mupdf.PDFDocument();
@@ -83,6 +95,27 @@ describe('convert pool', () => {
       assert.doesNotMatch(err.message, /merging the parts failed/, 'the aggregate step adds that prefix itself');
       return true;
     });
+  });
+
+  it('merges hundreds of parts in order, under a page tree of several levels, each bookmark at its part', async () => {
+    // Each part's page is as wide as its number, so the merged page order can be read back.
+    const parts = Array.from({ length: 300 }, (_, i) => ({ pdf: blankPdf(1, 100 + i, 200), title: `P${i}` }));
+    parts.splice(150, 0, { pdf: blankPdf(2, 50, 60), title: 'two pages' }, { pdf: inheritedSizePdf(70, 80), title: 'inherited size' });
+    const merged = await pool.merge(parts);
+    assert.equal(merged.pages, 303);
+    const doc = mupdf.Document.openDocument(merged.pdf, 'application/pdf') as mupdf.PDFDocument;
+    try {
+      assert.equal(doc.wasRepaired(), false, 'the merged file parses as written');
+      const widths = Array.from({ length: doc.countPages() }, (_, i) => Math.round(doc.loadPage(i).getBounds()[2]));
+      const expected = [...Array.from({ length: 150 }, (_, i) => 100 + i), 50, 50, 70, ...Array.from({ length: 150 }, (_, i) => 250 + i)];
+      assert.deepEqual(widths, expected);
+      const outline = doc.loadOutline() ?? [];
+      assert.deepEqual(outline.map((o) => o.title), parts.map((p) => p.title));
+      const firstPages = [...Array.from({ length: 150 }, (_, i) => i), 150, 152, ...Array.from({ length: 150 }, (_, i) => 153 + i)];
+      assert.deepEqual(outline.map((o) => o.page), firstPages);
+    } finally {
+      doc.destroy();
+    }
   });
 
   it('warms one process ahead of a merge, only when none runs, and merges on it afterwards', async () => {

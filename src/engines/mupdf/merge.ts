@@ -1,24 +1,76 @@
 import type * as MuPDF from 'mupdf';
 import type { MergePart } from './protocol.js';
 
-/** Concatenates PDFs in order and adds one top-level bookmark per part, at its first page (in a MuPDF process). */
+/** What a merged page takes from its source page (or inherits from the source's page tree), as MuPDF's own graftPage does. */
+const PAGE_KEYS = ['Contents', 'Resources', 'MediaBox', 'CropBox', 'BleedBox', 'TrimBox', 'ArtBox', 'Rotate', 'UserUnit'];
+
+/** Most pages under one node of the merged page tree. */
+const PAGES_PER_NODE = 128;
+
+/**
+ * Concatenates PDFs in order and adds one top-level bookmark per part, at its first page (in a
+ * MuPDF process). Pages are copied as MuPDF's graftPage copies them, but the page tree is built
+ * once at the end: graftPage inserts each page by walking the tree to its end, which made a
+ * merge quadratic (10 000 one-page parts: 1000 more pages took 0.33 s at the start and 0.81 s
+ * by the 5000th; now 0.2–0.3 s throughout).
+ */
 export function mergePdfs(mupdf: typeof MuPDF, parts: readonly MergePart[]): { pdf: Uint8Array; pages: number } {
   const out = new mupdf.PDFDocument();
   const marks: { title: string; page: number }[] = [];
-  let pages = 0;
+  const pages: MuPDF.PDFObject[] = [];
   for (const part of parts) {
     const src = new mupdf.PDFDocument(part.pdf);
-    marks.push({ title: part.title, page: pages });
+    marks.push({ title: part.title, page: pages.length });
+    // One map per source: what its pages share (fonts, images) is copied once.
+    const map = out.newGraftMap();
     const n = src.countPages();
-    for (let p = 0; p < n; p++) out.graftPage(-1, src, p);
-    pages += n;
+    for (let p = 0; p < n; p++) pages.push(out.addObject(copiedPage(out, map, src.findPage(p))));
     src.destroy();
   }
+  setPageTree(out, pages);
   addOutline(out, marks);
   const buffer = out.saveToBuffer('compress');
   const pdf = buffer.asUint8Array().slice();
   out.destroy();
-  return { pdf, pages };
+  return { pdf, pages: pages.length };
+}
+
+function copiedPage(out: MuPDF.PDFDocument, map: MuPDF.PDFGraftMap, from: MuPDF.PDFObject): MuPDF.PDFObject {
+  const page = out.newDictionary();
+  page.put('Type', out.newName('Page'));
+  for (const key of PAGE_KEYS) {
+    const value = from.getInheritable(key);
+    if (!value.isNull()) page.put(key, map.graftObject(value));
+  }
+  return page;
+}
+
+/** Makes `pages` the document's pages, in order: under the root, or under nodes of at most {@link PAGES_PER_NODE} below it. */
+function setPageTree(out: MuPDF.PDFDocument, pages: readonly MuPDF.PDFObject[]): void {
+  const root = out.getTrailer().get('Root').get('Pages');
+  const kids = out.newArray();
+  const adopt = (parent: MuPDF.PDFObject, children: readonly MuPDF.PDFObject[], into: MuPDF.PDFObject) => {
+    for (const child of children) {
+      child.put('Parent', parent);
+      into.push(child);
+    }
+  };
+  if (pages.length <= PAGES_PER_NODE) adopt(root, pages, kids);
+  else {
+    for (let i = 0; i < pages.length; i += PAGES_PER_NODE) {
+      const chunk = pages.slice(i, i + PAGES_PER_NODE);
+      const node = out.addObject(out.newDictionary());
+      node.put('Type', out.newName('Pages'));
+      const nodeKids = out.newArray();
+      adopt(node, chunk, nodeKids);
+      node.put('Kids', nodeKids);
+      node.put('Count', out.newInteger(chunk.length));
+      node.put('Parent', root);
+      kids.push(node);
+    }
+  }
+  root.put('Kids', kids);
+  root.put('Count', out.newInteger(pages.length));
 }
 
 /**
