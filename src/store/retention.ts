@@ -55,8 +55,9 @@ export async function shippedFiles(db: Kysely<Database>, limit: number): Promise
     .selectFrom('artifacts')
     .innerJoin('tickets', 'tickets.id', 'artifacts.ticket')
     .select(['artifacts.ticket', 'artifacts.name', 'artifacts.blob_key', inRowSelected])
-    .where('tickets.shipped', '=', 1)
-    .where('tickets.complete', '=', 1)
+    // Literals: they select the partial index tickets_shipped (migration 016).
+    .where('tickets.shipped', '=', sql.lit(1))
+    .where('tickets.complete', '=', sql.lit(1))
     .where('artifacts.keep_rule', 'in', ['shipped', 'shippedOrExpired'])
     .where(noOpenAggregate)
     .limit(limit)
@@ -147,7 +148,8 @@ export async function finishedTickets(db: Kysely<Database>, before: number, now:
   const rows = await db
     .selectFrom('tickets')
     .select('id')
-    .where('complete', '=', 1)
+    // A literal: it selects the partial index tickets_completed (migration 016).
+    .where('complete', '=', sql.lit(1))
     .where('completed', '<=', before)
     .where((eb) => eb.or([eb('keep_input_until', 'is', null), eb('keep_input_until', '<=', now)]))
     .where(noOpenAggregate)

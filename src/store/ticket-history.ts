@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { TicketRow } from './tickets.js';
 
@@ -30,8 +30,9 @@ export interface HistoryFilter {
  */
 export async function listTickets(db: Kysely<Database>, f: HistoryFilter): Promise<HistoryRow[]> {
   let q = db.selectFrom('tickets').select(historyColumns).where('tenant', '=', f.tenant).where('project', '=', f.project);
-  if (f.status === 'open') q = q.where('complete', '=', 0);
-  else if (f.status === 'complete') q = q.where('complete', '=', 1);
+  // Literals, so that the partial index of open tickets (016) can serve the `open` filter.
+  if (f.status === 'open') q = q.where('complete', '=', sql.lit(0));
+  else if (f.status === 'complete') q = q.where('complete', '=', sql.lit(1));
   else if (f.status?.includes('.')) q = q.where('status', '=', f.status);
   else if (f.status) q = q.where('status', 'like', `%.${f.status}`);
   if (f.step) {

@@ -32,7 +32,7 @@ export async function findProjectTicket(db: Kysely<Database>, tenant: string, pr
 
 /** Ids of the open tickets of a project, oldest first. */
 export async function openTicketIds(db: Kysely<Database>, tenant: string, project: string): Promise<string[]> {
-  const rows = await db.selectFrom('tickets').select('id').where('tenant', '=', tenant).where('project', '=', project).where('complete', '=', 0).orderBy('id').execute();
+  const rows = await db.selectFrom('tickets').select('id').where('tenant', '=', tenant).where('project', '=', project).where('complete', '=', sql.lit(0)).orderBy('id').execute();
   return rows.map((r) => r.id);
 }
 

@@ -13,6 +13,7 @@ import { artifactData } from './012-artifact-data.js';
 import { artifactDataUncompressed } from './013-artifact-data-uncompressed.js';
 import { dropRedundantIndexes } from './014-drop-redundant-indexes.js';
 import { partialTicketIndexes } from './015-partial-ticket-indexes.js';
+import { partialCompleteIndexes } from './016-partial-complete-indexes.js';
 
 /** Every migration for one engine, in order. Names sort lexically; never rename one that shipped. */
 export const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> => ({
@@ -30,4 +31,5 @@ export const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migra
   '013-artifact-data-uncompressed': artifactDataUncompressed(kind),
   '014-drop-redundant-indexes': dropRedundantIndexes,
   '015-partial-ticket-indexes': partialTicketIndexes,
+  '016-partial-complete-indexes': partialCompleteIndexes,
 });
