@@ -55,7 +55,7 @@ export async function shippedFiles(db: Kysely<Database>, limit: number): Promise
     .selectFrom('artifacts')
     .innerJoin('tickets', 'tickets.id', 'artifacts.ticket')
     .select(['artifacts.ticket', 'artifacts.name', 'artifacts.blob_key', inRowSelected])
-    // Literals: they select the partial index tickets_shipped (migration 016).
+    // Literals, so that SQLite plans this once, with the partial index tickets_shipped (migration 016).
     .where('tickets.shipped', '=', sql.lit(1))
     .where('tickets.complete', '=', sql.lit(1))
     .where('artifacts.keep_rule', 'in', ['shipped', 'shippedOrExpired'])
@@ -148,7 +148,7 @@ export async function finishedTickets(db: Kysely<Database>, before: number, now:
   const rows = await db
     .selectFrom('tickets')
     .select('id')
-    // A literal: it selects the partial index tickets_completed (migration 016).
+    // A literal, so that SQLite plans this once, with the partial index tickets_completed (migration 016).
     .where('complete', '=', sql.lit(1))
     .where('completed', '<=', before)
     .where((eb) => eb.or([eb('keep_input_until', 'is', null), eb('keep_input_until', '<=', now)]))

@@ -30,7 +30,7 @@ export interface HistoryFilter {
  */
 export async function listTickets(db: Kysely<Database>, f: HistoryFilter): Promise<HistoryRow[]> {
   let q = db.selectFrom('tickets').select(historyColumns).where('tenant', '=', f.tenant).where('project', '=', f.project);
-  // Literals, so that the partial index of open tickets (016) can serve the `open` filter.
+  // Literals, so that SQLite plans the `open` filter once, with the partial index of open tickets (migration 016).
   if (f.status === 'open') q = q.where('complete', '=', sql.lit(0));
   else if (f.status === 'complete') q = q.where('complete', '=', sql.lit(1));
   else if (f.status?.includes('.')) q = q.where('status', '=', f.status);
