@@ -25,8 +25,9 @@ interface Waiting {
  * A request's promise resolves once its tickets are committed, as before. When one request's
  * tickets break a constraint, the group is rolled back, that request fails and the others are
  * stored again without it, so its failure is its own; when the database itself fails (busy past
- * its timeout, full), every request of the group gets that error, as each would have alone. The group is whatever is waiting when the previous one is
- * done, or at the end of the event loop's current turn: alone, a request waits no longer.
+ * its timeout, full), every request of the group gets that error, as each would have alone.
+ * The group is whatever is waiting when the previous one is done, or at the end of the event
+ * loop's current turn: alone, a request waits no longer.
  * PostgreSQL commits concurrently from its pool and is not grouped.
  */
 export class GroupedTicketInserts {
