@@ -24,6 +24,12 @@ export function dataLimitBytes(ceilingBytes: number): number {
   return Math.max(ceilingBytes, Math.floor(1.5 * ceilingBytes) - 64 * MiB);
 }
 
+/** A process's OS data limit in a pool; one that may borrow its neighbours' memory may reach the pool's whole allowance, no more. */
+export function processDataLimit(opts: { memoryCeilingBytes?: number | undefined; size: number; shareMemory?: boolean | undefined }): number | undefined {
+  const share = opts.memoryCeilingBytes;
+  return share === undefined ? undefined : Math.max(dataLimitBytes(share), opts.shareMemory ? opts.size * share : 0);
+}
+
 /**
  * A job's ceiling in a pool that shares memory: the pool's whole allowance (`processes` shares)
  * less what its other processes hold now, never below the job's own share.

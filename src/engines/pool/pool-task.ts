@@ -1,5 +1,6 @@
 import type { ProcessRef } from './pool-options.js';
 import type { ProcessSlot } from './process-slot.js';
+import { PoolError } from './pool-error.js';
 
 /** A job as the pool holds it: what to run, its time limit, and whom to tell the outcome. */
 export interface Task<Job, Result, Progress> {
@@ -50,6 +51,37 @@ export function takeBackAhead<J, R, P>(slots: readonly ProcessSlot<Task<J, R, P>
 }
 
 /** A cancelled task, if it was sent ahead to a process: taken back (the process skips it). Returns whether it was. */
-export function cancelAhead<J, R, P>(slots: readonly ProcessSlot<Task<J, R, P>>[], task: Task<J, R, P>): boolean {
+function cancelAhead<J, R, P>(slots: readonly ProcessSlot<Task<J, R, P>>[], task: Task<J, R, P>): boolean {
   return slots.some((s) => s.takeBackAhead((t) => (t === task ? standIn(t) : null)) === task);
+}
+
+/** What {@link cancelOnAbort} needs of its pool. */
+interface PoolView<J, R, P> {
+  name: string;
+  queue: Task<J, R, P>[];
+  slots: readonly ProcessSlot<Task<J, R, P>>[];
+  /** Fails the slot's running job and replaces its process. */
+  fail: (slot: ProcessSlot<Task<J, R, P>>, err: Error) => void;
+}
+
+/**
+ * Cancels the task when `signal` aborts: a queued task leaves the queue, one sent ahead is taken
+ * back (its process skips it); a running one may still finish within a grace second, since a
+ * warm process is worth keeping, else its process goes.
+ */
+export function cancelOnAbort<J, R, P>(task: Task<J, R, P>, signal: AbortSignal, pool: PoolView<J, R, P>): void {
+  const cancelled = () => new PoolError('cancelled', `${pool.name} job cancelled`);
+  signal.addEventListener(
+    'abort',
+    () => {
+      const at = pool.queue.indexOf(task);
+      if (at >= 0) return void pool.queue.splice(at, 1)[0]!.reject(cancelled());
+      if (cancelAhead(pool.slots, task)) return void task.reject(cancelled());
+      setTimeout(() => {
+        const slot = pool.slots.find((s) => s.task === task);
+        if (slot) pool.fail(slot, cancelled());
+      }, 1000).unref();
+    },
+    { once: true },
+  );
 }

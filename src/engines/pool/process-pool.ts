@@ -1,11 +1,11 @@
 import type { PoolStats, ProcessPoolOptions, ProcessRef, RunOptions } from './pool-options.js';
 import { PoolError } from './pool-error.js';
 import type { ChildMessage } from './protocol.js';
-import { dataLimitBytes, jobCeilingBytes, mib } from './memory.js';
+import { jobCeilingBytes, processDataLimit } from './memory.js';
 import { ProcessSlot, type JobWatch } from './process-slot.js';
 import { MemoryFloor } from './memory-floor.js';
-import { recycleAfterJob } from './recycling.js';
-import { buildJob, cancelAhead, takeBackAhead, type Task } from './pool-task.js';
+import { markForRecycling } from './recycling.js';
+import { buildJob, cancelOnAbort, takeBackAhead, type Task } from './pool-task.js';
 import { endedDuringJob, jobWatch, sendError, type ReplaceReason } from './job-watch.js';
 
 /**
@@ -40,21 +40,7 @@ export class ProcessPool<Job, Result, Progress = never> {
     return new Promise((resolve, reject) => {
       const task: Task<Job, Result, Progress> = { job, timeoutMs: options.timeoutMs ?? this.opts.timeoutMs, onProgress: options.onProgress, resolve, reject, signal: options.signal };
       this.queue.push(task);
-      options.signal?.addEventListener(
-        'abort',
-        () => {
-          const at = this.queue.indexOf(task);
-          if (at >= 0) return void this.queue.splice(at, 1)[0]!.reject(new PoolError('cancelled', `${this.opts.name} job cancelled`));
-          // Sent ahead and not started: its process skips it.
-          if (cancelAhead(this.slots, task)) return void task.reject(new PoolError('cancelled', `${this.opts.name} job cancelled`));
-          // Running: it may finish within a grace second (a warm process is worth keeping), else its process goes.
-          setTimeout(() => {
-            const slot = this.slots.find((s) => s.task === task);
-            if (slot) this.fail(slot, new PoolError('cancelled', `${this.opts.name} job cancelled`));
-          }, 1000).unref();
-        },
-        { once: true },
-      );
+      if (options.signal) cancelOnAbort(task, options.signal, { name: this.opts.name, queue: this.queue, slots: this.slots, fail: (slot, err) => this.fail(slot, err) });
       this.pump();
     });
   }
@@ -79,10 +65,7 @@ export class ProcessPool<Job, Result, Progress = never> {
   }
 
   private start(replaces: ProcessSlot<Task<Job, Result, Progress>> | null = null): void {
-    const { memoryCeilingBytes: share, shareMemory, size } = this.opts;
-    // A process that may borrow its neighbours' memory may reach the pool's whole allowance, no more.
-    const dataLimit = share === undefined ? undefined : Math.max(dataLimitBytes(share), shareMemory ? size * share : 0);
-    const slot = new ProcessSlot<Task<Job, Result, Progress>>(this.opts.command(), dataLimit, this.opts.logger.child({ engine: this.opts.name }));
+    const slot = new ProcessSlot<Task<Job, Result, Progress>>(this.opts.command(), processDataLimit(this.opts), this.opts.logger.child({ engine: this.opts.name }));
     slot.replaces = replaces;
     if (this.opts.recycleOnFloorRise) slot.floor = new MemoryFloor(this.opts.recycleOnFloorRise);
     this.counters.started++;
@@ -205,20 +188,10 @@ export class ProcessPool<Job, Result, Progress = never> {
     this.pump();
   }
 
-  /**
-   * Recycles a process that grew, whose memory floor rose or that served its number of jobs
-   * (recycling.ts). Its replacement starts first and the old process goes on serving until
-   * that one is ready, so recycling costs no job a wait (a cold start is a few hundred milliseconds).
-   */
+  /** Starts a replacement for a process that is due for recycling; it serves on until that one is ready. */
   private afterJob(slot: ProcessSlot<Task<Job, Result, Progress>>, reported: number | undefined, keeps = 0): void {
-    if (slot.recycling) return;
-    const recycle = recycleAfterJob(this.opts, slot, reported, keeps);
-    if (recycle === null) return;
-    const { reason, rss } = recycle;
-    const settledMb = slot.floor?.settled === undefined ? undefined : mib(slot.floor.settled);
-    this.opts.logger.info({ engine: this.opts.name, reason, rssMb: rss === undefined ? undefined : mib(rss), keepsMb: mib(keeps), settledMb, jobs: slot.jobs }, 'recycling an engine process');
+    if (!markForRecycling(this.opts, slot, reported, keeps)) return;
     this.counters.replaced.recycled++;
-    slot.recycling = true;
     if (this.closed) this.retire(slot);
     else this.start(slot);
   }
