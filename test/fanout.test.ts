@@ -96,6 +96,28 @@ describeEachStore('fanout and aggregate', (kind) => {
     assert.ok(text.indexOf('Document 1') < text.indexOf('Document 4'));
   });
 
+  it('merges the PDFs of parts that were converted to images, which stay stored beside the images', async () => {
+    await putFile(t, tokens.admin, cfg, '{ fanout: { enabled: true }, aggregate: { enabled: true } }');
+    const res = await post(`<data>${items(3)}</data>`, '?convert=f%3Dpng');
+    const body = (await res.json()) as { tickets: { id: string }[]; aggregate: { id: string } };
+    for (const { id } of body.tickets) {
+      const part = await waitComplete(t, tokens.jobs, id);
+      assert.equal(part.status, 'convert.succeeded', JSON.stringify(part));
+      const main = await t.fetch(`/rest/tenants/acme/projects/shop/tickets/${id}/artifact`, { token: tokens.jobs, headers: { accept: '*/*' } });
+      assert.equal(main.headers.get('content-type'), 'image/png', await main.clone().text());
+    }
+    // The aggregate is converted as well (its first page as the main output), its PDF kept beside.
+    const s = await waitComplete(t, tokens.jobs, body.aggregate.id);
+    assert.equal(s.status, 'convert.succeeded', JSON.stringify(s));
+    assert.equal(s.outputName, `${body.aggregate.id}.png`);
+    const pdf = await artifactPdf(t, tokens.jobs, body.aggregate.id);
+    const outline = mupdf.Document.openDocument(pdf, 'application/pdf').loadOutline() ?? [];
+    assert.deepEqual(outline.map((o) => o.title), ['Doc 1', 'Doc 2', 'Doc 3']);
+    const text = await pdfText(pdf);
+    assert.equal(text.length, 3);
+    text.forEach((page, i) => assert.match(page, new RegExp(`Document ${i + 1}`)));
+  });
+
   it('returns the aggregate in synchronous mode', async () => {
     await putFile(t, tokens.admin, cfg, '{ fanout: { enabled: true }, aggregate: { enabled: true } }');
     const res = await post(`<data>${items(3)}</data>`, '?timeToWait=300000', 'application/pdf');

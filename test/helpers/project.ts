@@ -48,6 +48,7 @@ export interface Status {
   processingPages: number;
   processingMsecs: number;
   messages: string[];
+  outputName: string | null;
 }
 
 /**

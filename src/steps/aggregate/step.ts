@@ -1,14 +1,12 @@
 import { ticketErrorCodes, type TicketErrorCode } from '../../errors.js';
 import { artifactBytes, tickets, type ArtifactRow } from '../../store/index.js';
 import { retentionDefaults, retentionPlan } from '../../tickets/retention/index.js';
-import { outputOfType } from '../../tickets/artifacts.js';
 import { attemptFileKey } from '../../tickets/blob-keys.js';
 import type { TicketParams } from '../../tickets/params.js';
 import type { Step, StepInput, StepOutcome } from '../../tickets/step.js';
 import { outputNameOf, targets } from '../targets.js';
 import { storeStepFile } from '../step-support.js';
 import { ConvertError, type MupdfEngine } from '../../engines/mupdf/index.js';
-
 
 /**
  * The `aggregate` step: once every fanout part succeeded, merges their PDFs in input order
@@ -33,10 +31,11 @@ export function aggregateStep(deps: { mupdf: MupdfEngine }): Step {
         return { kind: 'deferred', runAfter: deadline, artifacts: [] };
       }
       const started = performance.now();
+      // Each part's PDF, also when the part was converted to images afterwards.
+      const outputs = await tickets.outputsOfType(db, parts, targets.pdf.mediaType);
       const sources = [];
       for (const part of parts) {
-        // The part's PDF, also when the part was converted to images afterwards.
-        const row = await outputOfType(ctx, part, targets.pdf.mediaType).catch(() => undefined);
+        const row = outputs.get(part.id);
         const pdf = row ? await artifactBytes(ctx.blobs, row) : undefined;
         if (!pdf) return fail(ticketErrorCodes.notFound, `output of part ${(part.part_index ?? 0) + 1} (ticket ${part.id}) is no longer stored`);
         const label = (JSON.parse(part.params) as TicketParams).label;
