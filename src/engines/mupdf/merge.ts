@@ -13,6 +13,12 @@ const PAGES_PER_NODE = 128;
  * once at the end: graftPage inserts each page by walking the tree to its end, which made a
  * merge quadratic (one-page parts: each 1000 more took 0.33 s at the start and 0.81 s by the
  * 5000th; now 0.2–0.3 s throughout, up to 10 000 parts).
+ *
+ * Every MuPDF object is released as soon as it is used: mupdf.js frees one when its JavaScript
+ * wrapper is collected, and its finalizers cannot run while the merge holds the thread, so each
+ * part's source objects stayed in WebAssembly memory to the end. Merging the 10 000 part PDFs
+ * (128 MB) of a bench fanout in one process grew it by 1635 MiB before and 708 MiB now (6.2
+ * against 8.5 s, the same bytes out).
  */
 export function mergePdfs(mupdf: typeof MuPDF, parts: readonly MergePart[]): { pdf: Uint8Array; pages: number } {
   const out = new mupdf.PDFDocument();
@@ -24,13 +30,19 @@ export function mergePdfs(mupdf: typeof MuPDF, parts: readonly MergePart[]): { p
     // One map per source: what its pages share (fonts, images) is copied once.
     const map = out.newGraftMap();
     const n = src.countPages();
-    for (let p = 0; p < n; p++) pages.push(out.addObject(copiedPage(out, map, src.findPage(p))));
+    for (let p = 0; p < n; p++) {
+      const page = copiedPage(out, map, src.findPage(p));
+      pages.push(out.addObject(page));
+      page.destroy();
+    }
+    map.destroy();
     src.destroy();
   }
   setPageTree(out, pages);
   addOutline(out, marks);
   const buffer = out.saveToBuffer('compress');
   const pdf = buffer.asUint8Array().slice();
+  buffer.destroy();
   out.destroy();
   return { pdf, pages: pages.length };
 }
@@ -40,8 +52,14 @@ function copiedPage(out: MuPDF.PDFDocument, map: MuPDF.PDFGraftMap, from: MuPDF.
   page.put('Type', out.newName('Page'));
   for (const key of PAGE_KEYS) {
     const value = from.getInheritable(key);
-    if (!value.isNull()) page.put(key, map.graftObject(value));
+    if (!value.isNull()) {
+      const copy = map.graftObject(value);
+      page.put(key, copy);
+      copy.destroy();
+    }
+    value.destroy();
   }
+  from.destroy();
   return page;
 }
 
