@@ -31,7 +31,9 @@ export function mergePdfs(mupdf: typeof MuPDF, parts: readonly MergePart[]): { p
     const map = out.newGraftMap();
     const n = src.countPages();
     for (let p = 0; p < n; p++) {
-      const page = copiedPage(out, map, src.findPage(p));
+      const from = src.findPage(p);
+      const page = copiedPage(out, map, from);
+      from.destroy();
       pages.push(out.addObject(page));
       page.destroy();
     }
@@ -59,7 +61,6 @@ function copiedPage(out: MuPDF.PDFDocument, map: MuPDF.PDFGraftMap, from: MuPDF.
     }
     value.destroy();
   }
-  from.destroy();
   return page;
 }
 
