@@ -18,11 +18,9 @@ export async function mainArtifact(ctx: Context, ticket: TicketRow): Promise<Art
  * beside it (after convert, the PDF stays stored next to the image or pageset ZIP); else 404.
  */
 export async function outputOfType(ctx: Context, ticket: TicketRow, contentType: string): Promise<ArtifactRow> {
-  const main = await mainArtifact(ctx, ticket);
-  if (main.content_type === contentType) return main;
-  const other = (await tickets.listArtifacts(ctx.db.kysely, ticket.id)).find((a) => a.kind === 'output' && a.content_type === contentType);
-  if (!other) throw notFound(`artifact of type ${contentType} for ticket ${ticket.id}`);
-  return other;
+  const row = (await tickets.outputsOfType(ctx.db.kysely, [ticket], contentType)).get(ticket.id);
+  if (!row) throw notFound(`artifact of type ${contentType} for ticket ${ticket.id}`);
+  return row;
 }
 
 /** Size of one stored file (in its row, or as the blob store holds it), or 404. */
