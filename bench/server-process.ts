@@ -50,11 +50,17 @@ export interface BenchServerOptions {
 export function listeningOn(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    const read = (d: Buffer): void => {
       out += d.toString();
       const m = pattern.exec(out);
-      if (m) resolve(m[1]!);
-    });
+      if (!m) return;
+      resolve(m[1]!);
+      // Later output (traces asked for with BENCH_NODE_FLAGS) is read and dropped, so the
+      // service never blocks on a full pipe and this process holds none of it.
+      child.stdout!.off('data', read);
+      child.stdout!.resume();
+    };
+    child.stdout!.on('data', read);
     child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before listening`)));
   });
 }
@@ -66,8 +72,12 @@ export function listeningOn(child: ChildProcess, pattern: RegExp, what: string):
  */
 export async function startBenchServer(env: Record<string, string> = {}, opts: BenchServerOptions = {}): Promise<BenchServer> {
   const data = opts.data ?? mkdtempSync(join(tmpdir(), 'pressroom-bench-'));
-  // BENCH_PROFILE=<dir> writes a V8 CPU profile of the server process there (open it in Chrome DevTools).
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  // BENCH_PROFILE=<dir> writes a V8 CPU profile of the server process there (open it in Chrome DevTools);
+  // BENCH_NODE_FLAGS adds Node.js flags of one's own (`--perf-basic-prof` for perf, `--trace-deopt`).
+  const profile = [
+    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+    ...(process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
+  ];
   const role = opts.role ? ['--role', opts.role] : [];
   // The environment and Node.js flags `npm start` runs the service with (package.json), so the figures are of that.
   const child = spawn(process.execPath, [...profile, ...SERVICE_START.flags, 'dist/cli/main.js', 'serve', ...role], {
