@@ -48,7 +48,7 @@ describeEachStore('a handed-over ticket renders while intake stores it', (kind) 
     const seen: string[] = [];
     const pdfKeys: string[] = [];
     blobs.putUnreferenced = async (key, data) => {
-      const input = /^jobs\/acme\/shop\/([^/]+)\/input$/.exec(key);
+      const input = /^jobs\/acme\/shop\/([^/]+)\.input$/.exec(key);
       if (input) {
         seen.push(input[1]!);
         await gate(input[1]!).promise;

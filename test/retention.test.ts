@@ -178,6 +178,9 @@ describeEachStore('retention', (kind) => {
     const before = { inline: (await tickets.findTicket(db(), inline))!, blob: (await tickets.findTicket(db(), blob))! };
     assert.ok(before.inline.input_inline && before.inline.input_key === null);
     assert.ok(before.blob.input_key && (await t.server.ctx.blobs.size(before.blob.input_key)) !== undefined);
+    // The input sits beside the ticket's folder: no folder is made for it alone (the PDF is in its row).
+    assert.equal(before.blob.input_key, `jobs/acme/input/${blob}.input`);
+    assert.deepEqual(await t.server.ctx.blobs.list(`jobs/acme/input/${blob}/`), []);
     clock.advance(HOUR - MARGIN);
     await hk();
     assert.ok((await tickets.findTicket(db(), inline))!.input_inline);

@@ -1,5 +1,6 @@
 // The one place that spells where a ticket's blobs live. Housekeeping removes a ticket by
-// deleting its folder, so every key a ticket owns must start with ticketFolder().
+// deleting its input by the key its row names and then its folder, so every other key a ticket
+// owns must start with ticketFolder().
 
 /** The ticket a key belongs to (a fanout group's id stands in for the ticket of a shared ZIP). */
 export interface TicketKeyOwner {
@@ -13,9 +14,15 @@ export function ticketFolder(owner: TicketKeyOwner): string {
   return `jobs/${owner.tenant}/${owner.project}/${owner.id}/`;
 }
 
-/** A ticket's input, when it is too large to keep inline in its row. */
+/**
+ * A ticket's input, when it is too large to keep inline in its row: `jobs/<tenant>/<project>/
+ * <ticket>.input`, beside the ticket's folder rather than in it. Most tickets write nothing else
+ * (their outputs go into their rows), so a folder for the input alone was a directory created for
+ * every ticket, a file system write of its own. Its row names the key, so every deletion finds
+ * it; inputs stored in the folder by earlier versions (`<ticket>/input`) are found the same way.
+ */
 export function inputKey(owner: TicketKeyOwner): string {
-  return `${ticketFolder(owner)}input`;
+  return `jobs/${owner.tenant}/${owner.project}/${owner.id}.input`;
 }
 
 /** The ZIP a fanout's parts share (their resources), under the group's id. */
