@@ -78,7 +78,9 @@ describeEachStore('config resolution', (kind) => {
 
   it('sees a changed file at once, and callers cannot change the cached copy', async () => {
     const first = await resolveStepConfig(ctx, 'renderpdf', 'acme', 'shop');
-    (first.redeliverOnError as unknown[]).push('mutated');
+    // Shared between callers and read-only: a change fails loudly instead of reaching the next caller.
+    assert.throws(() => (first.redeliverOnError as unknown[]).push('mutated'), TypeError);
+    assert.throws(() => Object.assign(first, { keepOutput: 'never' }), TypeError);
     assert.equal(((await resolveStepConfig(ctx, 'renderpdf', 'acme', 'shop')).redeliverOnError as unknown[]).length, 1);
     await t.fetch(`/rest/repository/files/${P}/renderpdf/config.ion`, { method: 'PUT', token: op, body: '{ keepOutput: never }' });
     assert.deepEqual(await resolveStepConfig(ctx, 'renderpdf', 'acme', 'shop'), { redeliverOnError: [{ maxRedeliveries: 1 }, { maxRedeliveries: 2 }], keepOutput: 'never' });
