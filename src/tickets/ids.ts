@@ -15,29 +15,24 @@ let used = pool.length;
  * the service's burst profile, where the pooled bytes take well under one.
  */
 export function newTicketId(now: number): string {
-  let time = '';
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = alphabet[t % 32]! + time;
-    t = Math.floor(t / 32);
-  }
   if (used + 10 > pool.length) {
     randomFillSync(pool);
     used = 0;
   }
-  // Two 40-bit halves, each exact in a double, each eight base32 digits, most significant first.
-  const half = (at: number): string => {
-    let bits = pool.readUIntBE(at, 5);
-    let out = '';
-    for (let i = 0; i < 8; i++) {
-      out = alphabet[bits % 32]! + out;
-      bits = Math.floor(bits / 32);
-    }
-    return out;
-  };
-  const rand = half(used) + half(used + 5);
+  // The 80 random bits as two 40-bit halves: each is exact in a double.
+  const id = base32(now, 10) + base32(pool.readUIntBE(used, 5), 8) + base32(pool.readUIntBE(used + 5, 5), 8);
   used += 10;
-  return time + rand;
+  return id;
+}
+
+/** `value` as `digits` base32 digits, most significant first. */
+function base32(value: number, digits: number): string {
+  let out = '';
+  for (let i = 0; i < digits; i++) {
+    out = alphabet[value % 32]! + out;
+    value = Math.floor(value / 32);
+  }
+  return out;
 }
 
 /** True for strings shaped like ticket ids (cheap check before touching the store). */
