@@ -1,26 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, createReadStream, createWriteStream, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { constants, createReadStream, createWriteStream, openSync } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.js';
 import { assertKey, compareKeys, type BlobInfo, type BlobPage, type BlobStore, type ByteRange } from './blob-store.js';
+import { DIRECT_READ_MAX_BYTES, DIRECT_WRITE_MAX_BYTES, missing, readRangeAndClose, readSmall, sizeOf, writeInPlace } from './direct-io.js';
 
 // A partial write: `<key>~<hex>.tmp` (`~` is no key character, so no key looks like one), or the
 // `<key>.<hex>.tmp` earlier versions wrote.
 const isTemp = (name: string): boolean => /[~.][0-9a-f]{12}\.tmp$/.test(name);
-
-const missing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
-
-/**
- * Blobs up to this size are read with one synchronous call: a promise-based read is several
- * round trips through libuv's thread pool, which on two cores busy with renders each wait for
- * a core. Writes stay asynchronous: a synchronous write blocks the thread that answers
- * requests while the file system allocates (measured: a burst of 2000 submissions from 16
- * clients during renders had a 202 p99 of 186-188 ms with synchronous writes, 77-103 ms without).
- */
-const SYNC_MAX_BYTES = 1024 * 1024;
 
 /** Folders remembered as existing; past this many the memory starts over (it is only a hint). */
 const KNOWN_FOLDERS_MAX = 4096;
@@ -78,6 +68,11 @@ export class FileBlobStore implements BlobStore {
     const target = this.file(key);
     const folder = dirname(target);
     if (!this.folders.has(folder)) await this.createFolder(folder);
+    if (data.length <= DIRECT_WRITE_MAX_BYTES) {
+      writeInPlace(target, folder, data);
+      this.knowFolder(folder);
+      return data.length;
+    }
     // Opened here rather than by writeFile, so that a failure after the open (a full disk) is
     // known to have left a part of this write, which is removed; the open's own failure left nothing.
     const file = await open(target, 'w').catch(async (err: unknown) => {
@@ -100,8 +95,8 @@ export class FileBlobStore implements BlobStore {
   async get(key: string): Promise<Buffer | undefined> {
     const file = this.file(key);
     try {
-      // One synchronous read for a small file; a large one is read off the main thread.
-      return statSync(file).size <= SYNC_MAX_BYTES ? readFileSync(file) : await readFile(file);
+      // A small file is read directly; a large one off the main thread.
+      return readSmall(file) ?? (await readFile(file));
     } catch (err) {
       if (missing(err)) return undefined;
       throw err;
@@ -118,28 +113,9 @@ export class FileBlobStore implements BlobStore {
       if (missing(err)) return undefined;
       throw err;
     }
-    let size;
-    try {
-      size = fstatSync(fd).size;
-    } catch (err) {
-      closeSync(fd);
-      throw err;
-    }
-    if (size > SYNC_MAX_BYTES) return createReadStream('', { fd, ...(range ? { start: range.start, end: range.end } : {}) });
-    try {
-      const start = range ? Math.min(range.start, size) : 0;
-      const end = range ? Math.min(range.end + 1, size) : size;
-      const bytes = Buffer.allocUnsafe(Math.max(0, end - start));
-      let done = 0;
-      while (done < bytes.length) {
-        const n = readSync(fd, bytes, done, bytes.length - done, start + done);
-        if (n === 0) break;
-        done += n;
-      }
-      return Readable.from([bytes.subarray(0, done)], { objectMode: false });
-    } finally {
-      closeSync(fd);
-    }
+    const size = sizeOf(fd);
+    if (size > DIRECT_READ_MAX_BYTES) return createReadStream('', { fd, ...(range ? { start: range.start, end: range.end } : {}) });
+    return Readable.from([readRangeAndClose(fd, size, range)], { objectMode: false });
   }
 
   async stat(key: string): Promise<BlobInfo | undefined> {

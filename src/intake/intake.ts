@@ -104,6 +104,9 @@ async function storeOne(
     const row = job.makeRow(id, { type: job.inputType, inline: inline ? job.body : null, key: inline ? null : key, size: job.body.length }, leased);
     // The blob before the row that points at it: a committed ticket always has its input.
     const stored = (async () => {
+      // A leased ticket's step sends its render the job first: a small input is written on this
+      // thread (FileBlobStore), which would otherwise hold the job back by that write.
+      if (lease && !inline) await new Promise<void>((resolve) => setImmediate(resolve));
       if (!inline) {
         await job.blobs.put(key, job.body);
         // Kept before the row exists, so the step that claims it finds it; a ticket whose row
