@@ -14,8 +14,9 @@ export const DIRECT_READ_MAX_BYTES = 1024 * 1024;
  * A blob nothing names yet up to this size (a ticket's input, most often) is written with
  * direct calls too: open, write and close through the thread pool are three hand-offs, each
  * waking a pool thread and then the event loop, and they cost more than the file system's own
- * work for a small file (intake alone, 2000 ZIPs of 52 KB from 16 clients, warm: 0.43–0.57
- * against 0.61–0.82 ms of CPU a submission). Larger writes stay off the thread that answers
+ * work for a small file (intake alone, the third burst of 2000 ZIPs of 52 KB from 16 clients
+ * on one server: 0.43–0.57 against 0.61–0.69 ms of CPU a submission; during renders, the
+ * benchmark's burst: 1.32–1.41 against 1.70–1.83 ms). Larger writes stay off the thread that answers
  * requests, which a write holds while the kernel makes room for its pages. (An earlier version
  * wrote every small blob this way, each into a folder made for its ticket on the spot, through
  * a temp file and a rename; making the folder made that slower than the pool. Inputs now go
