@@ -57,6 +57,11 @@ export function figures(results: R, cores: number): Figure[] {
   }
   const m = results.memory as SheetResults['memory'] | undefined;
   if (m) add('memory', `peak PSS ${m.pssMiB} MiB of the process tree (server ${m.serverPssMiB}, RSS sum ${m.rssMiB}, ${m.processes} processes)`, '≤ 350 MiB', judge(m.pssMiB <= 350));
+  // The same server once V8 has optimised its hot code: context for the lines above, no target.
+  const w = results.warm as SheetResults['warm'] | undefined;
+  if (w && raw) {
+    add('warm', `after ${w.afterTickets} tickets: async ${f2(w.async.ofRaw)} of raw Typst (${f1(w.async.docsPerSec)} docs/s), service CPU ${f2(w.async.serverCpuMsPerTicket)} ms/ticket (render processes ${f1(w.async.renderCpuMsPerTicket)} ms), sync p50 raw + ${f1(w.sync.overP50Ms)} ms, p95 raw + ${f1(w.sync.overP95Ms)} ms; the raw figures are those above`);
+  }
   // What an HTTP process feeding the same render pool reaches with nothing stored: context for the lines above.
   const fl = results.floor as FloorResults | undefined;
   if (fl) {
