@@ -1,18 +1,58 @@
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { fanoutItem, partRaw, partTemplate } from './documents.js';
-import { mib } from './procfs.js';
+import { cpuByScript, cpuSince, descendantCpu, machineCpu, machineLoad, mib, treeCpu } from './procfs.js';
 import { PeakMemory } from './peak-memory.js';
 import { rawThroughput } from './raw-typst.js';
 import { startBenchServer } from './server-process.js';
+import { bracket, type Bracket } from './sheet-bench.js';
 
 /**
  * A 1000-part fanout with aggregate, end to end: submit, render every part (bench/templates/
- * part.typ), merge. Beside it, raw Typst's time for the same parts on as many processes.
+ * part.typ), merge. Beside it, raw Typst's time for the same parts on as many processes, right
+ * before and right after the service's run (averaged, as the `pdf` section does). And where the
+ * CPU went meanwhile: the service's process, its render processes and its MuPDF process, since
+ * on a busy machine every process's CPU comes out of the same cores.
  */
-export async function fanoutBench(cores: number, parts = 1000): Promise<Record<string, unknown>> {
-  const raw = await rawThroughput(await partRaw(), Array.from({ length: parts }, (_, i) => `<data>${fanoutItem(i)}</data>`), cores, 3000);
-  const rawSeconds = +(parts / raw.docsPerSec).toFixed(2);
+export interface FanoutResults {
+  parts: number;
+  intakeMs: number;
+  endToEndSeconds: number;
+  /** Raw Typst's time for the same parts: the mean of {@link rawAround}. */
+  rawSeconds: number;
+  rawAround?: Bracket;
+  phases: Record<string, number>;
+  status: string;
+  mergedPages: number;
+  memory: ReturnType<typeof mib>;
+  /** From the POST until the aggregate was seen complete. */
+  cpu?: {
+    /** The service's process, all its threads. */
+    serviceMsPerPart: number;
+    /** The Typst render processes. */
+    renderMsPerPart: number;
+    /** Raw Typst's CPU for a part, as {@link rawSeconds} (mean of the two runs). */
+    rawMsPerPart: number;
+    /** The MuPDF process (started for the merge by the first part): its start, warm-up and the merge. */
+    mupdfSeconds: number;
+    /** The whole machine, from /proc/stat. */
+    busyCores: number;
+  };
+}
+
+export async function fanoutBench(cores: number, parts = 1000): Promise<FanoutResults> {
+  const doc = await partRaw();
+  const records = Array.from({ length: parts }, (_, i) => `<data>${fanoutItem(i)}</data>`);
+  const raw = await rawThroughput(doc, records, cores, 3000);
+  const service = await serviceRun(cores, parts);
+  const rawAfter = await rawThroughput(doc, records, cores, 3000);
+  const around = bracket(parts / raw.docsPerSec, parts / rawAfter.docsPerSec);
+  const rawSeconds = +((around.before + around.after) / 2).toFixed(2);
+  const rawCpuMsPerPart = +((raw.cpuMsPerDoc + rawAfter.cpuMsPerDoc) / 2).toFixed(2);
+  return { ...service, rawSeconds, rawAround: around, cpu: { ...service.cpu, rawMsPerPart: rawCpuMsPerPart } };
+}
+
+async function serviceRun(cores: number, parts: number): Promise<Omit<FanoutResults, 'rawSeconds' | 'rawAround' | 'cpu'> & { cpu: Omit<NonNullable<FanoutResults['cpu']>, 'rawMsPerPart'> }> {
   const server = await startBenchServer({ PRESSROOM_RENDER_THREADS: String(cores) });
   const peak = new PeakMemory(() => [server.child.pid!]);
   try {
@@ -36,6 +76,8 @@ export async function fanoutBench(cores: number, parts = 1000): Promise<Record<s
     const items = Array.from({ length: parts }, (_, i) => fanoutItem(i)).join('');
     const body = `<data>${items}</data>`;
     peak.start();
+    const pid = server.child.pid!;
+    const cpu0 = { service: treeCpu(pid), processes: descendantCpu(pid), machine: machineCpu() };
     const startedAt = Date.now();
     const started = performance.now();
     const res = await fetch(`${base}/rest/tenants/acme/projects/fan/renderpdf`, { method: 'POST', headers: { ...admin, 'content-type': 'application/xml' }, body });
@@ -44,15 +86,24 @@ export async function fanoutBench(cores: number, parts = 1000): Promise<Record<s
     for (;;) {
       const s = (await (await fetch(`${base}/rest/tenants/acme/projects/fan/tickets/${result.aggregate.id}/status`, { headers: admin })).json()) as { complete: boolean; status: string; processingPages: number };
       if (s.complete) {
+        const endToEndSeconds = +((performance.now() - started) / 1000).toFixed(2);
+        const machine = machineLoad(cpu0.machine);
+        const byScript = cpuByScript(cpu0.processes, descendantCpu(pid));
+        const msPerPart = (seconds: number) => +((seconds * 1000) / parts).toFixed(2);
         return {
           parts: result.tickets.length,
           intakeMs: Math.round(intakeMs),
-          endToEndSeconds: +((performance.now() - started) / 1000).toFixed(2),
-          rawSeconds,
+          endToEndSeconds,
           phases: phases(server.data, result.aggregate.id, startedAt),
           status: s.status,
           mergedPages: s.processingPages,
           memory: mib(peak.stop()),
+          cpu: {
+            serviceMsPerPart: msPerPart(cpuSince(pid, cpu0.service).self),
+            renderMsPerPart: msPerPart(byScript['typst-child.js'] ?? 0),
+            mupdfSeconds: +(byScript['mupdf-child.js'] ?? 0).toFixed(2),
+            busyCores: machine.busyCores,
+          },
         };
       }
       await new Promise((r) => setTimeout(r, 25));

@@ -66,6 +66,36 @@ export function processTree(pid: number): number[] {
   return tree;
 }
 
+/**
+ * CPU seconds of each live descendant of `pid`, keyed by process id, with the script it runs
+ * (the last `.js`/`.ts` argument of its command line, e.g. `typst-child.js`). Processes that
+ * ended in between are not here (their time went to their parent's cutime): compare two
+ * readings over a window in which the processes of interest live throughout.
+ */
+export function descendantCpu(pid: number): Map<number, { script: string; seconds: number }> {
+  const out = new Map<number, { script: string; seconds: number }>();
+  for (const p of processTree(pid)) {
+    if (p === pid) continue;
+    const s = stat(p);
+    if (!s) continue;
+    let script = s.comm;
+    try {
+      script = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter((a) => /\.[cm]?[jt]s$/.test(a)).at(-1)?.split('/').at(-1) ?? s.comm;
+    } catch {
+      // gone since the tree was read: its stat above still counts
+    }
+    out.set(p, { script, seconds: s.own / clockTicks });
+  }
+  return out;
+}
+
+/** CPU seconds by script between two {@link descendantCpu} readings; a process new since `start` counts from zero. */
+export function cpuByScript(start: Map<number, { script: string; seconds: number }>, now: Map<number, { script: string; seconds: number }>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [p, n] of now) out[n.script] = (out[n.script] ?? 0) + n.seconds - (start.get(p)?.seconds ?? 0);
+  return out;
+}
+
 /** RSS of one process in MiB from its status: the kernel's counters, no walk of its memory. Zero when it is gone. */
 export function rssOf(pid: number): number {
   try {

@@ -1,6 +1,7 @@
 // The summary of a run: one line per figure with its target and ok / MISS, read from the
 // results object the sections filled. `--check` fails the run on any MISS (or a section error).
 import type { CatalogueResults } from './catalogue-bench.js';
+import type { FanoutResults } from './fanout-bench.js';
 import type { FloorResults } from './floor-bench.js';
 import type { IntakeResults } from './intake-bench.js';
 import type { ScaleResults } from './scale-bench.js';
@@ -115,8 +116,19 @@ export function figures(results: R, cores: number): Figure[] {
       else add(name, 'no figure in convertBench() results', `≤ ${t} ms`, 'ERROR');
     }
   }
-  const fan = results.fanout as { parts: number; endToEndSeconds: number; rawSeconds: number; status: string } | undefined;
-  if (fan) add('fanout', `${f2(fan.endToEndSeconds)} s end to end, ${fan.parts} parts with aggregate (${fan.status}); raw Typst ${f2(fan.rawSeconds)} s for the same parts (${f2(fan.endToEndSeconds / fan.rawSeconds)} ×)`, '≤ 4 s', judge(fan.endToEndSeconds <= 4 && /succeeded/.test(fan.status)));
+  const fan = results.fanout as FanoutResults | undefined;
+  if (fan) {
+    add('fanout', `${f2(fan.endToEndSeconds)} s end to end, ${fan.parts} parts with aggregate (${fan.status}); raw Typst ${f2(fan.rawSeconds)} s for the same parts (${f2(fan.endToEndSeconds / fan.rawSeconds)} ×)`, '≤ 4 s', judge(fan.endToEndSeconds <= 4 && /succeeded/.test(fan.status)));
+    // Results of a version without them have one raw run and no CPU figures.
+    if (fan.rawAround) {
+      add('raw around', `fanout ${f2(fan.rawAround.before)} s before, ${f2(fan.rawAround.after)} s after the service's (the line above uses the mean)`);
+      if (Math.abs(fan.rawAround.drift) > 0.1) add('note', `raw Typst's fanout time changed by ${Math.round(100 * Math.abs(fan.rawAround.drift))} % across the service's run: the fanout ratio carries about that much uncertainty`);
+    }
+    const c = fan.cpu;
+    if (c?.rawMsPerPart !== undefined) {
+      add('fanout CPU', `a part: service ${f2(c.serviceMsPerPart)} ms, render processes ${f2(c.renderMsPerPart)} ms (raw Typst ${f2(c.rawMsPerPart)} ms); MuPDF process ${f2(c.mupdfSeconds)} s; ${f2(c.busyCores)} of ${cores} cores busy`);
+    }
+  }
 
   const i = results.intake as IntakeResults | undefined;
   if (i) {
