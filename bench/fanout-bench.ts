@@ -5,7 +5,7 @@ import { cpuByScript, cpuSince, descendantCpu, machineCpu, machineLoad, mib, tre
 import { PeakMemory } from './peak-memory.js';
 import { rawThroughput } from './raw-typst.js';
 import { startBenchServer } from './server-process.js';
-import { bracket, type Bracket } from './sheet-bench.js';
+import { bracket, mean, type Bracket } from './sheet-bench.js';
 
 /**
  * A 1000-part fanout with aggregate, end to end: submit, render every part (bench/templates/
@@ -47,7 +47,7 @@ export async function fanoutBench(cores: number, parts = 1000): Promise<FanoutRe
   const service = await serviceRun(cores, parts);
   const rawAfter = await rawThroughput(doc, records, cores, 3000);
   const around = bracket(parts / raw.docsPerSec, parts / rawAfter.docsPerSec);
-  const rawSeconds = +((around.before + around.after) / 2).toFixed(2);
+  const rawSeconds = +mean(around).toFixed(2);
   const rawCpuMsPerPart = +((raw.cpuMsPerDoc + rawAfter.cpuMsPerDoc) / 2).toFixed(2);
   return { ...service, rawSeconds, rawAround: around, cpu: { ...service.cpu, rawMsPerPart: rawCpuMsPerPart } };
 }

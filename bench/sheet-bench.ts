@@ -93,7 +93,7 @@ export interface SheetResults {
   sync: { requests: number; p50Ms: number; p95Ms: number; p99Ms: number; overP50Ms: number; overP95Ms: number };
   memory: ReturnType<typeof mib>;
   /** Context, no target: the same server after {@link WARM_TICKETS} more tickets, then the async and sync runs again. */
-  warm: { afterTickets: number; async: AsyncRun & { ofRaw: number; serverCpuMsPerTicket: number; renderCpuMsPerTicket: number }; sync: { p50Ms: number; p95Ms: number; overP50Ms: number; overP95Ms: number } };
+  warm: { afterTickets: number; async: SheetResults['async']; sync: { p50Ms: number; p95Ms: number; overP50Ms: number; overP95Ms: number } };
 }
 
 /**
