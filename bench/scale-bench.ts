@@ -1,19 +1,23 @@
 // Section `postgres`: the asynchronous figure with the service on PostgreSQL (a fresh database,
 // dropped afterwards), first as one process (role all), then with a second process of role
 // worker on the same database and data folder. SQLite is meant for one process
-// (docs/configuration.md), so the second worker is measured on PostgreSQL only.
+// (docs/configuration.md), so the second worker is measured on PostgreSQL only. SQLite's figure
+// is measured right before and right after, as raw Typst is around the `pdf` section's runs:
+// this machine changes speed by 15–30 % within minutes, and a ratio of runs minutes apart
+// carried that much.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mib } from './procfs.js';
 import { PeakMemory } from './peak-memory.js';
 import { startBenchServer, type BenchServer } from './server-process.js';
-import { asyncRun, renderEnv, sheetProject, warmUp, type AsyncRun, type BenchContext } from './sheet-bench.js';
+import { asyncRun, bracket, mean, renderEnv, sheetProject, warmUp, type AsyncRun, type BenchContext, type Bracket } from './sheet-bench.js';
 
 export type ScaleResults =
   | { skipped: string }
   | {
       database: string;
-      sqlite: { docsPerSec: number; measuredHere: boolean };
+      /** SQLite's async docs/s before and after the PostgreSQL runs; the ratio uses the mean. */
+      sqlite: { docsPerSec: number; around: Bracket };
       onePostgres: AsyncRun & { ofSqlite: number };
       twoPostgres: AsyncRun & { ofOne: number; memory: ReturnType<typeof mib> };
     };
@@ -38,15 +42,13 @@ function createDatabase(): { url: string; drop: () => void } | { skipped: string
   };
 }
 
-/** Asynchronous throughput on SQLite, unless the `pdf` section measured it in this run. */
-async function sqliteFigure(b: BenchContext): Promise<{ docsPerSec: number; measuredHere: boolean }> {
-  const known = (b.results.async as AsyncRun | undefined)?.docsPerSec;
-  if (known !== undefined) return { docsPerSec: known, measuredHere: false };
+/** Asynchronous throughput on SQLite: the same run as the `pdf` section's async figure, on a fresh server. */
+async function sqliteDocsPerSec(b: BenchContext): Promise<number> {
   const server = await startBenchServer(renderEnv(b.cores));
   try {
     const client = await sheetProject(server.url);
     await warmUp(client, b.cores);
-    return { docsPerSec: (await asyncRun(client, [server.child.pid!], 600, 0)).docsPerSec, measuredHere: true };
+    return (await asyncRun(client, [server.child.pid!], 600, 0)).docsPerSec;
   } finally {
     await server.stop();
   }
@@ -59,31 +61,38 @@ export async function postgresBench(b: BenchContext): Promise<void> {
     return;
   }
   try {
-    const sqlite = await sqliteFigure(b);
-    const env = { ...renderEnv(b.cores), PRESSROOM_DATABASE_URL: db.url };
-    const server = await startBenchServer(env);
-    let worker: BenchServer | undefined;
-    try {
-      const client = await sheetProject(server.url);
-      await warmUp(client, b.cores);
-      const one = await asyncRun(client, [server.child.pid!], 600, 0);
-      // The second process shares the database and the data folder (blobs are files there).
-      worker = await startBenchServer(env, { role: 'worker', data: server.data });
-      const pids = [server.child.pid!, worker.child.pid!];
-      await warmUp(client, b.cores);
-      const peak = new PeakMemory(() => pids).start();
-      const two = await asyncRun(client, pids, 600, 600);
-      b.results.postgres = {
-        database: 'PostgreSQL (fresh database, dropped afterwards)',
-        sqlite,
-        onePostgres: { ...one, ofSqlite: +(one.docsPerSec / sqlite.docsPerSec).toFixed(3) },
-        twoPostgres: { ...two, ofOne: +(two.docsPerSec / one.docsPerSec).toFixed(3), memory: mib(peak.stop()) },
-      } satisfies ScaleResults;
-    } finally {
-      await worker?.stop();
-      await server.stop();
-    }
+    const before = await sqliteDocsPerSec(b);
+    const { one, two, memory } = await postgresRuns({ ...renderEnv(b.cores), PRESSROOM_DATABASE_URL: db.url }, b.cores);
+    const around = bracket(before, await sqliteDocsPerSec(b));
+    const sqlite = { docsPerSec: +mean(around).toFixed(1), around };
+    b.results.postgres = {
+      database: 'PostgreSQL (fresh database, dropped afterwards)',
+      sqlite,
+      onePostgres: { ...one, ofSqlite: +(one.docsPerSec / sqlite.docsPerSec).toFixed(3) },
+      twoPostgres: { ...two, ofOne: +(two.docsPerSec / one.docsPerSec).toFixed(3), memory },
+    } satisfies ScaleResults;
   } finally {
     db.drop();
+  }
+}
+
+/** One process (role all) on the database, then a second of role worker beside it. */
+async function postgresRuns(env: Record<string, string>, cores: number): Promise<{ one: AsyncRun; two: AsyncRun; memory: ReturnType<typeof mib> }> {
+  const server = await startBenchServer(env);
+  let worker: BenchServer | undefined;
+  try {
+    const client = await sheetProject(server.url);
+    await warmUp(client, cores);
+    const one = await asyncRun(client, [server.child.pid!], 600, 0);
+    // The second process shares the database and the data folder (blobs are files there).
+    worker = await startBenchServer(env, { role: 'worker', data: server.data });
+    const pids = [server.child.pid!, worker.child.pid!];
+    await warmUp(client, cores);
+    const peak = new PeakMemory(() => pids).start();
+    const two = await asyncRun(client, pids, 600, 600);
+    return { one, two, memory: mib(peak.stop()) };
+  } finally {
+    await worker?.stop();
+    await server.stop();
   }
 }
