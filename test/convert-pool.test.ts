@@ -139,6 +139,19 @@ describe('convert pool', () => {
     }
   });
 
+  it('merges on the process being warmed when the merge comes while it still starts, starting no second one', async () => {
+    const cold = new MupdfEngine({ size: 2, timeoutMs: 30_000, logger: pino({ level: 'silent' }) });
+    try {
+      cold.warm();
+      assert.equal(cold.stats().starting, 1, 'warming starts a process');
+      const merged = await cold.merge([{ pdf: blankPdf(1), title: 'A' }, { pdf: halfRedPdf(), title: 'B' }]);
+      assert.equal(merged.pages, 2);
+      assert.equal(cold.stats().started, 1, 'the merge waited for the process already starting');
+    } finally {
+      await cold.close();
+    }
+  });
+
   it('stops a conversion that runs past its time limit and keeps working afterwards', async () => {
     await assert.rejects(pool.convert({ ...job(blankPdf(1), { kind: 'page', page: 1 }), resolution: 600 }, () => {}, 1), (err) => err instanceof ConvertError && err.kind === 'timeout');
     let image: PageImage | undefined;

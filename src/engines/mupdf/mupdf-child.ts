@@ -130,8 +130,11 @@ function merge(job: MergeJob): MergeOutcome {
   }
 }
 
-/** Two blank A4 pages merged: the first merge of a process runs MuPDF's code before the JIT has optimised it. */
-function warm(): MergeOutcome {
+/**
+ * Two blank A4 pages merged before the process says it is ready: the first merge of a process
+ * runs MuPDF's code before the JIT has optimised it, and a fanout's aggregate should not.
+ */
+function warm(): void {
   const blank = (): Uint8Array => {
     const doc = new mupdf.PDFDocument();
     doc.insertPage(-1, doc.addPage([0, 0, 595, 842], 0, doc.newDictionary(), ''));
@@ -140,7 +143,8 @@ function warm(): MergeOutcome {
     return pdf;
   };
   const outcome = merge({ kind: 'merge', parts: [{ pdf: blank(), title: 'warm 1' }, { pdf: blank(), title: 'warm 2' }] });
-  return outcome.ok ? { ok: true, pdf: new Uint8Array(0), pages: outcome.pages } : outcome;
+  if (!outcome.ok) process.stderr.write(`warming up failed: ${outcome.message}\n`);
 }
 
-serveJobs<MupdfJob, ConvertOutcome | MergeOutcome, ConvertProgress>((job, progress) => (job.kind === 'merge' ? merge(job) : job.kind === 'warm' ? warm() : run(job, progress)));
+warm();
+serveJobs<MupdfJob, ConvertOutcome | MergeOutcome, ConvertProgress>((job, progress) => (job.kind === 'merge' ? merge(job) : run(job, progress)));

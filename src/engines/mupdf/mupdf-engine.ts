@@ -88,14 +88,14 @@ export class MupdfEngine {
   }
 
   /**
-   * Starts a MuPDF process and has it merge two blank pages when none is running, ahead of a
-   * merge known to come (a part of a fanout with aggregate is rendering). A fresh process took
-   * 0.89 s for the merge of 1000 one-page parts, a warmed one 0.42–0.45 s.
+   * Starts a MuPDF process when none runs, ahead of a merge known to come (a part of a fanout
+   * with aggregate is rendering). A process merges two blank pages before it says it is ready
+   * (mupdf-child.ts): a fresh process took 0.89 s for the merge of 1000 one-page parts, a
+   * warmed one 0.42–0.45 s. A merge asked for meanwhile waits for this process; a second one
+   * would compete with it for the same cores and stay resident.
    */
   warm(): void {
-    const s = this.pool.stats();
-    if (s.starting + s.idle + s.busy + s.queued > 0) return;
-    void this.pool.run({ kind: 'warm' }).catch((err: unknown) => this.logger.debug({ err }, 'warming a MuPDF process failed'));
+    this.pool.prestart();
   }
 
   /** Busy, idle and queued conversion slots, for metrics. */

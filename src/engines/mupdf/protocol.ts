@@ -42,13 +42,8 @@ export interface MergeJob {
   parts: MergePart[];
 }
 
-/** A merge of two blank pages the process makes itself, to have its first slow merge behind it. */
-export interface WarmJob {
-  kind: 'warm';
-}
-
 /** What a MuPDF process is asked to do. */
-export type MupdfJob = ConvertJob | MergeJob | WarmJob;
+export type MupdfJob = ConvertJob | MergeJob;
 
 /** How a merge ended. */
 export type MergeOutcome = { ok: true; pdf: Uint8Array; pages: number } | { ok: false; reason: 'pdf' | 'memory'; message: string };

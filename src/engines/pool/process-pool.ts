@@ -45,6 +45,14 @@ export class ProcessPool<Job, Result, Progress = never> {
     });
   }
 
+  /**
+   * Starts a process ahead of work that is known to come, when none runs and none is asked
+   * for. Work that arrives while it starts waits for it, rather than starting another.
+   */
+  prestart(): void {
+    if (!this.closed && this.slots.length === 0 && this.queue.length === 0) this.start();
+  }
+
   stats(): PoolStats {
     const count = (state: string) => this.slots.filter((s) => s.state === state).length;
     const ahead = this.slots.filter((s) => s.ahead && !s.ahead.abandoned).length;
