@@ -39,10 +39,8 @@ const fromSource = here.endsWith('.ts');
 export class MupdfEngine {
   private readonly pool: ProcessPool<MupdfJob, ConvertOutcome | MergeOutcome, ConvertProgress>;
   private readonly ceilingMb: number | undefined;
-  private readonly logger: MupdfEngineOptions['logger'];
 
   constructor(opts: MupdfEngineOptions) {
-    this.logger = opts.logger;
     this.ceilingMb = opts.maxMemoryBytes ? mib(opts.maxMemoryBytes) : undefined;
     this.pool = new ProcessPool({
       name: 'mupdf',

@@ -47,7 +47,7 @@ export class ProcessPool<Job, Result, Progress = never> {
 
   /**
    * Starts a process ahead of work that is known to come, when none runs and none is asked
-   * for. Work that arrives while it starts waits for it, rather than starting another.
+   * for. The first job to arrive while it starts waits for it instead of starting another.
    */
   prestart(): void {
     if (!this.closed && this.slots.length === 0 && this.queue.length === 0) this.start();
