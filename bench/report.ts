@@ -30,6 +30,10 @@ const brief = (failed = '?') => /errorCode (\w+)\): (.*)$/.exec(failed)?.slice(1
 export function figures(results: R, cores: number): Figure[] {
   const out: Figure[] = [];
   const add = (name: string, text: string, target = '', verdict: Figure['verdict'] = '') => out.push({ name, text, target, verdict });
+  // A figure measured right before and right after a run that moved more than 10 %: the machine changed speed meanwhile.
+  const driftNote = (b: Bracket, what: string, across: string, ratio: string) => {
+    if (Math.abs(b.drift) > 0.1) add('note', `${what} changed by ${Math.round(100 * Math.abs(b.drift))} % across ${across}: the ${ratio} ratio carries about that much uncertainty`);
+  };
 
   const raw = results.rawTypst as SheetResults['rawTypst'] | undefined;
   if (raw) {
@@ -79,7 +83,7 @@ export function figures(results: R, cores: number): Figure[] {
       add('worker 2', `${f2(pg.twoPostgres.ofOne)} of one process (${f1(pg.twoPostgres.docsPerSec)} vs ${f1(pg.onePostgres.docsPerSec)} docs/s, PostgreSQL; SQLite: one process only)`, '≥ 0.97', judge(pg.twoPostgres.ofOne >= 0.97));
       const sa = pg.sqlite.around;
       add('postgres', `${f2(pg.onePostgres.ofSqlite)} of SQLite (${f1(pg.onePostgres.docsPerSec)} vs ${f1(pg.sqlite.docsPerSec)} docs/s; SQLite ${f1(sa.before)} before, ${f1(sa.after)} after)`, '≥ 0.85', judge(pg.onePostgres.ofSqlite >= 0.85));
-      if (Math.abs(sa.drift) > 0.1) add('note', `SQLite's async figure changed by ${Math.round(100 * Math.abs(sa.drift))} % across the PostgreSQL runs: the postgres ratio carries about that much uncertainty`);
+      driftNote(sa, "SQLite's async figure", 'the PostgreSQL runs', 'postgres');
       const load = (m: AsyncRun['machine']) => `PostgreSQL ${f1(m.postgresCores)}, other processes ${f1(m.otherCores)}`;
       add('machine', `cores busy outside the service: one process ${load(pg.onePostgres.machine)}; two ${load(pg.twoPostgres.machine)}`);
     }
@@ -96,7 +100,7 @@ export function figures(results: R, cores: number): Figure[] {
     const cb = c.raw?.bracket;
     if (cb) {
       add('raw around', `catalogue ${f2(cb.before)} s before, ${f2(cb.after)} s after the service's (the line above uses the mean)`);
-      if (Math.abs(cb.drift) > 0.1) add('note', `raw Typst's catalogue time changed by ${Math.round(100 * Math.abs(cb.drift))} % across the service's run: the catalogue ratio carries about that much uncertainty`);
+      driftNote(cb, "raw Typst's catalogue time", "the service's run", 'catalogue');
     }
     add('catalogue mem', `peak PSS ${c.memory.pssMiB} MiB of the process tree (RSS sum ${c.memory.rssMiB}); raw Typst's process ${c.raw?.memory.pssMiB ?? '?'} MiB`, '≤ 600 MiB', judge(c.memory.pssMiB <= 600));
   }
@@ -124,7 +128,7 @@ export function figures(results: R, cores: number): Figure[] {
     // Results of a version without them have one raw run and no CPU figures.
     if (fan.rawAround) {
       add('raw around', `fanout ${f2(fan.rawAround.before)} s before, ${f2(fan.rawAround.after)} s after the service's (the line above uses the mean)`);
-      if (Math.abs(fan.rawAround.drift) > 0.1) add('note', `raw Typst's fanout time changed by ${Math.round(100 * Math.abs(fan.rawAround.drift))} % across the service's run: the fanout ratio carries about that much uncertainty`);
+      driftNote(fan.rawAround, "raw Typst's fanout time", "the service's run", 'fanout');
     }
     const c = fan.cpu;
     if (c?.rawMsPerPart !== undefined) {
