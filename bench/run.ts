@@ -14,7 +14,7 @@ import { intakeBench } from './intake-bench.js';
 import { pptxBench } from './pptx-bench.js';
 import { figures, missed, summary } from './report.js';
 import { postgresBench } from './scale-bench.js';
-import { removeDataFolders } from './server-process.js';
+import { removeDataFolders, reportDataFolders } from './server-process.js';
 import { sheetBench, type BenchContext } from './sheet-bench.js';
 import { soakBench } from './soak-bench.js';
 import { xsltBench } from './xslt-bench.js';
@@ -58,8 +58,9 @@ const started = performance.now();
 execSync('npm run build --silent', { stdio: 'inherit' });
 const durations: Record<string, number> = { build: +((performance.now() - started) / 1000).toFixed(1) };
 const errors: Record<string, string> = {};
-// The stopped servers' data folders go once every section has run (see removeDataFolders).
-process.once('exit', removeDataFolders);
+// The stopped servers' data folders go once every section has run (see removeDataFolders);
+// BENCH_KEEP_DATA=1 leaves them, so the next run's figures do not pay for their removal.
+process.once('exit', process.env.BENCH_KEEP_DATA ? reportDataFolders : removeDataFolders);
 process.once('SIGINT', () => process.exit(130));
 for (const name of chosen) {
   const t = performance.now();

@@ -30,6 +30,11 @@ export function removeDataFolders(): void {
   for (const folder of leftFolders.splice(0)) rmSync(folder, { recursive: true, force: true });
 }
 
+/** Names the data folders of every server stopped so far, which stay (`BENCH_KEEP_DATA`). */
+export function reportDataFolders(): void {
+  if (leftFolders.length > 0) console.error(`data folders kept (BENCH_KEEP_DATA): ${leftFolders.join(' ')}`);
+}
+
 export interface BenchServer {
   /** Base URL of the HTTP API (empty for a worker-only process). */
   url: string;
