@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -60,14 +60,24 @@ export function listeningOn(child: ChildProcess, pattern: RegExp, what: string):
       const m = pattern.exec(out);
       if (!m) return;
       resolve(m[1]!);
-      // Later output (traces asked for with BENCH_NODE_FLAGS) is read and dropped, so the
-      // service never blocks on a full pipe and this process holds none of it.
+      // Later output (traces asked for with BENCH_NODE_FLAGS) goes to a file under
+      // BENCH_OUTPUT, or is read and dropped: either way the service never blocks on a full
+      // pipe and this process holds none of it.
       child.stdout!.off('data', read);
-      child.stdout!.resume();
+      if (process.env.BENCH_OUTPUT) keepOutput(child, process.env.BENCH_OUTPUT, what, out);
+      else child.stdout!.resume();
     };
     child.stdout!.on('data', read);
     child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before listening`)));
   });
+}
+
+/** Writes `child`'s standard output, `before` and all that follows, to `<dir>/<what>-<pid>.log` (e.g. `server-4242.log`). */
+function keepOutput(child: ChildProcess, dir: string, what: string, before: string): void {
+  mkdirSync(dir, { recursive: true });
+  const file = createWriteStream(join(dir, `${what.replace(/\W+/g, '-')}-${child.pid}.log`));
+  file.write(before);
+  child.stdout!.pipe(file);
 }
 
 /**
