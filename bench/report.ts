@@ -139,6 +139,8 @@ export function figures(results: R, cores: number): Figure[] {
   const i = results.intake as IntakeResults | undefined;
   if (i) {
     add('intake burst', `202 p99 ${f1(i.p99Ms)} ms (p50 ${f1(i.p50Ms)}, max ${f1(i.maxMs)}); ${i.serverErrors} of ${i.submissions} answered 5xx, ${i.clients} clients`, '≤ 25 ms, no 5xx', judge(i.p99Ms <= 25 && i.serverErrors === 0 && i.otherErrors === 0));
+    const iw = i.warm;
+    if (iw) add('intake warm', `the same burst on the same server after ${iw.afterSubmissions} submissions: 202 p99 ${f1(iw.p99Ms)} ms (p50 ${f1(iw.p50Ms)}, max ${f1(iw.maxMs)}); ${iw.notAccepted} not answered 202`);
   }
   const soak = results.soak as SoakResults | undefined;
   if (soak) {
