@@ -32,11 +32,11 @@ interface Latencies {
 
 /**
  * More bursts after the measured one, for the `intake warm` line. On a server that has rendered
- * only the warm-up tickets, V8 is still optimising the intake path during the burst: in one
- * profile (2 cores), the service's thread was as busy in the burst's first 300 ms as later but
- * answered at about half the rate, and the requests of those 300 ms made most of the slowest
- * 1 %. In 16 runs of the section the third burst's p99 was lower than the first's in every one
- * (26.5–50.0 against 46.7–135.6 ms, on a slow day).
+ * only the warm-up tickets, V8 is still optimising the intake path during the burst. On 2 cores
+ * the service's thread was as busy in the burst's first 500 ms as later (one profile), answers
+ * came at about half the later rate then (another run), and requests of those first ms made most
+ * of the slowest 1 %. In 16 runs of the section the third burst's p99 was lower than the first's
+ * in every one (26.5–50.0 against 46.7–135.6 ms, on a slow day).
  */
 const WARM_BURSTS = 2;
 
