@@ -10,7 +10,7 @@ import { sheetRaw, sheetXml, sheetZip } from './documents.js';
 import { percentile } from './fixtures.js';
 import { cpuSince, treeCpu } from './procfs.js';
 import { rawLatency, rawThroughput } from './raw-typst.js';
-import { listeningOn, SERVICE_START } from './server-process.js';
+import { benchNodeFlags, listeningOn, SERVICE_START } from './server-process.js';
 import { bracket, mean, type BenchContext, type Bracket } from './sheet-bench.js';
 
 export interface FloorResults {
@@ -25,9 +25,9 @@ interface Floor {
   stop(): Promise<void>;
 }
 
-/** Starts floor-server.ts with the Node.js flags and environment `npm start` gives the service. */
+/** Starts floor-server.ts with the Node.js flags and environment `npm start` gives the service, and those the bench was asked for. */
 async function startFloor(cores: number): Promise<Floor> {
-  const child = spawn(process.execPath, [...SERVICE_START.flags, '--import', 'tsx', 'bench/floor-server.ts'], {
+  const child = spawn(process.execPath, [...benchNodeFlags(), ...SERVICE_START.flags, '--import', 'tsx', 'bench/floor-server.ts'], {
     env: { ...process.env, ...SERVICE_START.env, PRESSROOM_RENDER_THREADS: String(cores) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -81,18 +81,26 @@ function keepOutput(child: ChildProcess, dir: string, what: string, before: stri
 }
 
 /**
+ * The Node.js flags asked for on the command line of `npm run bench`, for the service's processes
+ * and the floor server alike: BENCH_PROFILE=<dir> writes a V8 CPU profile of each there (open it
+ * in Chrome DevTools); BENCH_NODE_FLAGS adds flags of one's own (`--perf-basic-prof` for perf,
+ * `--trace-deopt`).
+ */
+export function benchNodeFlags(): string[] {
+  return [
+    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+    ...(process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
+  ];
+}
+
+/**
  * Starts the built service (dist/) as its own process on a fresh data folder (SQLite, file
  * blobs) unless `env` names a database. Resolves once it listens (a worker: once its metrics
  * port, asked for as port 0, listens).
  */
 export async function startBenchServer(env: Record<string, string> = {}, opts: BenchServerOptions = {}): Promise<BenchServer> {
   const data = opts.data ?? mkdtempSync(join(tmpdir(), 'pressroom-bench-'));
-  // BENCH_PROFILE=<dir> writes a V8 CPU profile of the server process there (open it in Chrome DevTools);
-  // BENCH_NODE_FLAGS adds Node.js flags of one's own (`--perf-basic-prof` for perf, `--trace-deopt`).
-  const profile = [
-    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-    ...(process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
-  ];
+  const profile = benchNodeFlags();
   const role = opts.role ? ['--role', opts.role] : [];
   // The environment and Node.js flags `npm start` runs the service with (package.json), so the figures are of that.
   const child = spawn(process.execPath, [...profile, ...SERVICE_START.flags, 'dist/cli/main.js', 'serve', ...role], {
