@@ -100,10 +100,10 @@ export function benchNodeFlags(): string[] {
  */
 export async function startBenchServer(env: Record<string, string> = {}, opts: BenchServerOptions = {}): Promise<BenchServer> {
   const data = opts.data ?? mkdtempSync(join(tmpdir(), 'pressroom-bench-'));
-  const profile = benchNodeFlags();
+  const benchFlags = benchNodeFlags();
   const role = opts.role ? ['--role', opts.role] : [];
   // The environment and Node.js flags `npm start` runs the service with (package.json), so the figures are of that.
-  const child = spawn(process.execPath, [...profile, ...SERVICE_START.flags, 'dist/cli/main.js', 'serve', ...role], {
+  const child = spawn(process.execPath, [...benchFlags, ...SERVICE_START.flags, 'dist/cli/main.js', 'serve', ...role], {
     env: {
       ...process.env,
       ...SERVICE_START.env,
