@@ -80,12 +80,14 @@ export function renderPdfStep(deps: { typst: TypstEngine; mupdf: MupdfEngine; tr
             timeoutMs,
           );
         // The render has its job: SQLite's WAL is checkpointed during the compile (on the
-        // store's own thread) instead of inside a later commit. Not after intake's commit of a
-        // handed ticket's row, although that commit, landing during the checkpoint, keeps the WAL
-        // from starting over: asked for then, it did start over more often, but each start
-        // syncs the WAL's header inside the next commit on this thread. 150 synchronous requests
-        // after an async run, four alternated pairs on 2 cores: commits over 2 ms 0–2 against
-        // 3–5, p50 higher in every pair (13.8–18.5 against 12.8–13.9 ms), p95 in three of four.
+        // store's own thread) instead of inside a later commit. For a ticket intake handed over,
+        // intake's commit of its row lands during that checkpoint, so the WAL seldom starts over
+        // and SQLite's own checkpoint still runs inside a commit here every ~20 synchronous
+        // requests. Waiting for intake's commit first was measured, alone and with the thread
+        // also starting the WAL over by a write of its own: the slow commits nearly went away,
+        // but the p50 of 150 synchronous requests after an async run rose (2 cores; alone, four
+        // alternated pairs, higher in each; with the write, ten pairs, mean 13.1 against 12.4
+        // ms) and their p95 did not fall.
         ctx.db.checkpointSoon(ctx.now());
         const out = await rendering
           .catch((err: unknown) => {
