@@ -33,7 +33,7 @@ describe('the environment of a render process', () => {
     delete process.env.PRESSROOM_TEST_SECRET;
   });
 
-  it('holds the package sandbox, and nothing of the server', { skip: noProc }, async () => {
+  it('holds the package sandbox and the allocator setting, and nothing of the server', { skip: noProc }, async () => {
     const [id] = await submit(t, jobs, '<data><item><title>Environment</title></item></data>');
     assert.equal((await waitComplete(t, jobs, id!)).status, 'renderpdf.succeeded');
     const envs = renderProcessEnvs();
@@ -44,6 +44,8 @@ describe('the environment of a render process', () => {
       assert.match(env.get('HOME') ?? '', /pressroom-typst-/);
       assert.equal(env.get('TYPST_PACKAGE_PATH'), env.get('HOME'));
       assert.equal(env.has('PRESSROOM_TEST_SECRET'), false);
+      // Typst's allocations on transparent huge pages (typst-engine.ts HUGE_PAGES).
+      assert.equal(env.get('GLIBC_TUNABLES'), 'glibc.malloc.hugetlb=1');
     }
   });
 });
