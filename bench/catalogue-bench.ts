@@ -9,7 +9,7 @@ import { PeakMemory } from './peak-memory.js';
 import { rawOnce } from './raw-typst.js';
 import { startBenchServer } from './server-process.js';
 import { bracket, mean, renderEnv, type BenchContext, type Bracket } from './sheet-bench.js';
-import { RENDER_GLIBC_TUNABLES } from '../src/engines/typst/index.js';
+import { HUGE_PAGES_TUNABLE } from '../src/engines/pool/index.js';
 
 interface ServiceRun {
   pages: number | null;
@@ -28,7 +28,7 @@ export interface CatalogueResults extends ServiceRun {
   ofRaw?: number;
   /**
    * Context: raw Typst once more, after the run after the service's, with the allocator setting
-   * the service's render processes get (RENDER_GLIBC_TUNABLES), and the service's time against it.
+   * the service's render processes get (HUGE_PAGES_TUNABLE), and the service's time against it.
    */
   rawTuned?: { env: Record<string, string>; seconds: number; pssMiB: number; serviceOf?: number };
   /** When the default settings failed: the same ticket with a higher memory ceiling, for its time. */
@@ -80,7 +80,7 @@ export async function catalogueBench(b: BenchContext, products = 1000): Promise<
   const raw = await rawRun();
   const service = await throughService(b, products);
   const rawAfter = await rawRun();
-  const tunedEnv = { GLIBC_TUNABLES: RENDER_GLIBC_TUNABLES };
+  const tunedEnv = { GLIBC_TUNABLES: HUGE_PAGES_TUNABLE };
   const tuned = await rawOnce(doc, catalogueXml(20, 1), catalogueXml(products, 0), tunedEnv);
   const around = bracket(raw.ms / 1000, rawAfter.ms / 1000);
   const rawSeconds = mean(around);

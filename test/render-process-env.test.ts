@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { renderProcesses } from './helpers/processes.js';
+import { descendants, renderProcesses } from './helpers/processes.js';
 import { setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const noProc = existsSync('/proc/self/environ') ? false : 'needs /proc (Linux) to read a process environment';
 
-/** The environment of each Typst render process below this test process (which runs the server). */
-function renderProcessEnvs(): Map<string, string>[] {
-  return renderProcesses().flatMap((pid) => {
+/** The environment of each Typst render process (or `script` process) below this test process (which runs the server). */
+function renderProcessEnvs(script?: string): Map<string, string>[] {
+  const pids = script ? descendants(process.pid).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(script)) : renderProcesses();
+  return pids.flatMap((pid) => {
     try {
       const vars = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
       return [new Map(vars.map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]))];
@@ -46,6 +47,18 @@ describe('the environment of a render process', () => {
       assert.equal(env.has('PRESSROOM_TEST_SECRET'), false);
       // Typst's allocations on transparent huge pages (typst-engine.ts HUGE_PAGES).
       assert.equal(env.get('GLIBC_TUNABLES'), 'glibc.malloc.hugetlb=1');
+    }
+  });
+
+  it('of a convert process holds the allocator setting, and nothing of the server', { skip: noProc }, async () => {
+    const [id] = await submit(t, jobs, '<data><item><title>Environment</title></item></data>', { query: `convert=${encodeURIComponent('format=png;resolution=36')}` });
+    assert.equal((await waitComplete(t, jobs, id!)).status, 'convert.succeeded');
+    const envs = renderProcessEnvs('mupdf-child');
+    assert.ok(envs.length >= 1, 'no MuPDF process found');
+    for (const env of envs) {
+      assert.equal(env.get('GLIBC_TUNABLES'), 'glibc.malloc.hugetlb=1');
+      assert.equal(env.has('PRESSROOM_TEST_SECRET'), false);
+      assert.equal(env.has('HOME'), false);
     }
   });
 });

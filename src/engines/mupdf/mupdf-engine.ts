@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { mib, PoolError, ProcessPool, type PoolStats } from '../pool/index.js';
+import { HUGE_PAGES_TUNABLE, mib, PoolError, ProcessPool, type PoolStats } from '../pool/index.js';
 import type { ConvertJob, ConvertOutcome, ConvertProgress, MergeOutcome, MergePart, MupdfJob, PageImage } from './protocol.js';
 
 /** Why a conversion failed: a missing page, a raster over the limits, an unreadable PDF, the time limit, the memory ceiling or the process. */
@@ -49,7 +49,7 @@ export class MupdfEngine {
       recycleRssBytes: opts.maxRssBytes ?? 512 * 1024 * 1024,
       ...(opts.maxMemoryBytes ? { memoryCeilingBytes: opts.maxMemoryBytes } : {}),
       logger: opts.logger,
-      command: () => ({ args: [...(fromSource ? ['--import', 'tsx'] : []), childScript] }),
+      command: () => ({ args: [...(fromSource ? ['--import', 'tsx'] : []), childScript], env: { GLIBC_TUNABLES: HUGE_PAGES_TUNABLE } }),
     });
   }
 

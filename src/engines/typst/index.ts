@@ -1,3 +1,3 @@
 // Typst: PDF from a job's files, in pooled child processes.
-export { RENDER_GLIBC_TUNABLES, RenderError, TypstEngine, type RenderOutput, type TypstEngineOptions } from './typst-engine.js';
+export { RenderError, TypstEngine, type RenderOutput, type TypstEngineOptions } from './typst-engine.js';
 export { JOB_ROOT, type DiagnosticDetail, type JobFile, type PreviewPage, type RenderJob } from './protocol.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { PoolError, ProcessPool, type FloorRise, type PoolStats, type ProcessRef } from '../pool/index.js';
+import { HUGE_PAGES_TUNABLE, PoolError, ProcessPool, type FloorRise, type PoolStats, type ProcessRef } from '../pool/index.js';
 import type { DiagnosticDetail, PreviewPage, RenderJob, RenderResult, WireJob } from './protocol.js';
 import { ResidentFiles } from './resident-files.js';
 
@@ -100,20 +100,6 @@ const ONE_GC_THREAD = '--single-threaded-gc';
 /** Lets a render process collect a job's objects right after the job (typst-child.ts `freeJobObjects`). */
 const FREE_JOB_OBJECTS = '--expose-gc';
 
-/**
- * glibc's allocator, which Typst's native code allocates through, asks the kernel for
- * transparent huge pages (`madvise`; glibc 2.35 and later; older ones and other C libraries
- * ignore it). A page a process touches for the first time is a page fault, and Typst touches
- * fresh memory all through a compile. On this project's machines (2 cores, gVisor: a fault costs
- * about 11 µs) raw Typst took 136 faults per one-page sheet and 1.4–2.5 with this, and the
- * 1000-product catalogue 5.3–5.9 s against 8.9 s with the same peak memory (1092–1133 against
- * 1077–1102 MiB PSS; three alternated runs each). The sheet through the service showed no
- * difference beyond the machine's drift (two sets of four alternated pairs of 600 tickets:
- * +4 % and −5 % docs/s). Where the kernel's huge pages are `always` or `never`
- * (/sys/kernel/mm/transparent_hugepage/enabled) it changes nothing. Only the render processes:
- * the same setting for the server process cost it more CPU per ticket in four pairs of four.
- */
-export const RENDER_GLIBC_TUNABLES = 'glibc.malloc.hugetlb=1';
 
 /**
  * Typst over the process pool. Processes get an environment that points package downloads at
@@ -145,7 +131,7 @@ export class TypstEngine {
       logger: opts.logger,
       command: () => ({
         args: [YOUNG_GENERATION, NO_PRETENURING, ONE_GC_THREAD, FREE_JOB_OBJECTS, ...(fromSource ? ['--import', 'tsx'] : []), childScript],
-        env: { HOME: home, XDG_CACHE_HOME: home, XDG_DATA_HOME: home, TYPST_PACKAGE_PATH: home, TYPST_PACKAGE_CACHE_PATH: home, HTTP_PROXY: proxy, HTTPS_PROXY: proxy, ALL_PROXY: proxy, NO_PROXY: '', GLIBC_TUNABLES: RENDER_GLIBC_TUNABLES },
+        env: { HOME: home, XDG_CACHE_HOME: home, XDG_DATA_HOME: home, TYPST_PACKAGE_PATH: home, TYPST_PACKAGE_CACHE_PATH: home, HTTP_PROXY: proxy, HTTPS_PROXY: proxy, ALL_PROXY: proxy, NO_PROXY: '', GLIBC_TUNABLES: HUGE_PAGES_TUNABLE },
       }),
     });
   }
