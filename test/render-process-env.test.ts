@@ -7,9 +7,17 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 
 const noProc = existsSync('/proc/self/environ') ? false : 'needs /proc (Linux) to read a process environment';
 
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return ''; // the process ended while we looked
+  }
+}
+
 /** The environment of each Typst render process (or `script` process) below this test process (which runs the server). */
 function renderProcessEnvs(script?: string): Map<string, string>[] {
-  const pids = script ? descendants(process.pid).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(script)) : renderProcesses();
+  const pids = script ? descendants(process.pid).filter((pid) => commandLine(pid).includes(script)) : renderProcesses();
   return pids.flatMap((pid) => {
     try {
       const vars = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
@@ -45,7 +53,7 @@ describe('the environment of a render process', () => {
       assert.match(env.get('HOME') ?? '', /pressroom-typst-/);
       assert.equal(env.get('TYPST_PACKAGE_PATH'), env.get('HOME'));
       assert.equal(env.has('PRESSROOM_TEST_SECRET'), false);
-      // Typst's allocations on transparent huge pages (typst-engine.ts HUGE_PAGES).
+      // Typst's allocations on transparent huge pages (HUGE_PAGES_TUNABLE, engines/pool/spawn-node.ts).
       assert.equal(env.get('GLIBC_TUNABLES'), 'glibc.malloc.hugetlb=1');
     }
   });

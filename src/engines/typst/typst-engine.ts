@@ -100,7 +100,6 @@ const ONE_GC_THREAD = '--single-threaded-gc';
 /** Lets a render process collect a job's objects right after the job (typst-child.ts `freeJobObjects`). */
 const FREE_JOB_OBJECTS = '--expose-gc';
 
-
 /**
  * Typst over the process pool. Processes get an environment that points package downloads at
  * a dead proxy and package folders at an empty directory, so `@preview`/`@local` imports fail
