@@ -13,18 +13,20 @@ export interface NodeCommand {
  * transparent huge pages (`madvise`; glibc 2.35 and later; older ones and other C libraries
  * ignore it). A page a process touches for the first time is a page fault; on this project's
  * machines (virtual, 2 cores) one costs about 11 µs, and 2 MiB pages take a 512th of the faults.
- * - Typst's native code allocates through glibc and touches fresh memory all through a compile:
- *   raw Typst took 136 faults per one-page sheet and 1.4–2.5 with this, and the 1000-product
- *   catalogue 5.3–5.9 s against 8.9 s with the same peak memory (1092–1133 against 1077–1102
- *   MiB PSS; three alternated runs each). The sheet through the service showed no difference
- *   beyond the machine's drift (two sets of four alternated pairs of 600 tickets: +4 % and −5 %
- *   docs/s).
- * - A MuPDF process's merge receives and answers megabytes over IPC (Node.js buffers, through
- *   glibc): a 1000-part fanout's merge step took 1.10 against 1.22 s (mean of eight alternated
- *   pairs, shorter in six). Conversions showed no difference (four pairs).
+ * - The MuPDF processes get it: a merge receives and answers megabytes over IPC in Node.js
+ *   buffers, which glibc allocates. A 1000-part fanout's merge step took 1.10 against 1.22 s
+ *   (mean of eight alternated pairs, shorter in six). Conversions showed no difference (four
+ *   pairs).
+ * - The Typst render processes do not, though Typst allocates through glibc: raw Typst took 136
+ *   faults per one-page sheet and 1.4–2.5 with it, and the benchmark's 1000-product catalogue
+ *   5.3–5.9 s against 8.9 s with the same peak memory. But a process then holds memory in 2 MiB
+ *   pages, and its floor (MemoryFloor) rose with the shared files it keeps:
+ *   test/render-process-floor.test.ts saw it recycled in 3 runs of 6, and in 1 of 10 with each
+ *   kept file counted at whole huge pages. The floor's accounting has to learn huge pages first.
+ * - Not the server either: there the same setting cost more CPU per ticket in four alternated
+ *   pairs of four.
  * Where the kernel's huge pages are `always` or `never` (/sys/kernel/mm/transparent_hugepage/
- * enabled) it changes nothing. Not for the server: the same setting there cost it more CPU per
- * ticket in four alternated pairs of four.
+ * enabled) it changes nothing.
  */
 export const HUGE_PAGES_TUNABLE = 'glibc.malloc.hugetlb=1';
 

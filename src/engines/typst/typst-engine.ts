@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { HUGE_PAGES_TUNABLE, PoolError, ProcessPool, type FloorRise, type PoolStats, type ProcessRef } from '../pool/index.js';
+import { PoolError, ProcessPool, type FloorRise, type PoolStats, type ProcessRef } from '../pool/index.js';
 import type { DiagnosticDetail, PreviewPage, RenderJob, RenderResult, WireJob } from './protocol.js';
 import { ResidentFiles } from './resident-files.js';
 
@@ -130,7 +130,7 @@ export class TypstEngine {
       logger: opts.logger,
       command: () => ({
         args: [YOUNG_GENERATION, NO_PRETENURING, ONE_GC_THREAD, FREE_JOB_OBJECTS, ...(fromSource ? ['--import', 'tsx'] : []), childScript],
-        env: { HOME: home, XDG_CACHE_HOME: home, XDG_DATA_HOME: home, TYPST_PACKAGE_PATH: home, TYPST_PACKAGE_CACHE_PATH: home, HTTP_PROXY: proxy, HTTPS_PROXY: proxy, ALL_PROXY: proxy, NO_PROXY: '', GLIBC_TUNABLES: HUGE_PAGES_TUNABLE },
+        env: { HOME: home, XDG_CACHE_HOME: home, XDG_DATA_HOME: home, TYPST_PACKAGE_PATH: home, TYPST_PACKAGE_CACHE_PATH: home, HTTP_PROXY: proxy, HTTPS_PROXY: proxy, ALL_PROXY: proxy, NO_PROXY: '' },
       }),
     });
   }
