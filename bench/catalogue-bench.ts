@@ -9,6 +9,7 @@ import { PeakMemory } from './peak-memory.js';
 import { rawOnce } from './raw-typst.js';
 import { startBenchServer } from './server-process.js';
 import { bracket, mean, renderEnv, type BenchContext, type Bracket } from './sheet-bench.js';
+import { RENDER_PROCESS_TUNABLES } from '../src/engines/typst/index.js';
 
 interface ServiceRun {
   pages: number | null;
@@ -25,6 +26,11 @@ export interface CatalogueResults extends ServiceRun {
   /** Raw Typst: its time (the mean of its runs right before and right after the service's), and the peak memory of its process. */
   raw?: { seconds: number; cpuSeconds: number; pages: number; memory: ReturnType<typeof mib>; bracket?: Bracket };
   ofRaw?: number;
+  /**
+   * Context: raw Typst once more, after the run after the service's, with the allocator setting
+   * the service's render processes get (RENDER_PROCESS_TUNABLES), and the service's time against it.
+   */
+  rawTuned?: { env: Record<string, string>; seconds: number; pssMiB: number; serviceOf?: number };
   /** When the default settings failed: the same ticket with a higher memory ceiling, for its time. */
   raisedCeiling?: ServiceRun & { env: Record<string, string>; ofRaw?: number };
 }
@@ -74,6 +80,8 @@ export async function catalogueBench(b: BenchContext, products = 1000): Promise<
   const raw = await rawRun();
   const service = await throughService(b, products);
   const rawAfter = await rawRun();
+  const tunedEnv = { GLIBC_TUNABLES: RENDER_PROCESS_TUNABLES };
+  const tuned = await rawOnce(doc, catalogueXml(20, 1), catalogueXml(products, 0), tunedEnv);
   const around = bracket(raw.ms / 1000, rawAfter.ms / 1000);
   const rawSeconds = mean(around);
   const result: CatalogueResults = {
@@ -81,6 +89,7 @@ export async function catalogueBench(b: BenchContext, products = 1000): Promise<
     ...service,
     raw: { seconds: +rawSeconds.toFixed(2), cpuSeconds: +((raw.cpuMs + rawAfter.cpuMs) / 2000).toFixed(2), pages: raw.pages, memory: raw.memory, bracket: around },
     ...(service.failed ? {} : { ofRaw: +(service.seconds / rawSeconds).toFixed(3) }),
+    rawTuned: { env: tunedEnv, seconds: +(tuned.ms / 1000).toFixed(2), pssMiB: tuned.memory.pssMiB, ...(service.failed ? {} : { serviceOf: +((1000 * service.seconds) / tuned.ms).toFixed(3) }) },
   };
   if (service.failed) {
     // The figure stays a miss; the time with room to finish still shows where the rest stands.

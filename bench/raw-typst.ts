@@ -54,8 +54,8 @@ interface RawRun {
 }
 
 /** `processes` raw Typst processes side by side; the peak PSS of all of them together. */
-async function runProcesses(doc: RawDocument, records: string[], processes: number, opts: { ms: number; count: number; warmup: number }, sampleMemory = false): Promise<{ runs: RawRun[]; memory: ReturnType<typeof mib> }> {
-  const children = Array.from({ length: processes }, () => spawn(process.execPath, ['-e', rawProcess], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' }));
+async function runProcesses(doc: RawDocument, records: string[], processes: number, opts: { ms: number; count: number; warmup: number }, sampleMemory = false, env: Record<string, string> = {}): Promise<{ runs: RawRun[]; memory: ReturnType<typeof mib> }> {
+  const children = Array.from({ length: processes }, () => spawn(process.execPath, ['-e', rawProcess], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced', env: { ...process.env, ...env } }));
   const peak = new PeakMemory(() => children.map((c) => c.pid!), 100);
   if (sampleMemory) peak.start();
   try {
@@ -104,9 +104,10 @@ export async function rawLatency(doc: RawDocument, records: string[], count = 20
 /**
  * One document (`xml`) compiled once in a fresh process, after a warm-up compile of `warmXml`
  * (other data: Typst's memo cache would make a second compile of the same data nearly free).
+ * `env` adds to the process's environment.
  */
-export async function rawOnce(doc: RawDocument, warmXml: string, xml: string): Promise<{ ms: number; cpuMs: number; pages: number; bytes: number; memory: ReturnType<typeof mib> }> {
-  const { runs, memory } = await runProcesses(doc, [warmXml, xml], 1, { ms: 3_600_000, count: 1, warmup: 1 }, true);
+export async function rawOnce(doc: RawDocument, warmXml: string, xml: string, env: Record<string, string> = {}): Promise<{ ms: number; cpuMs: number; pages: number; bytes: number; memory: ReturnType<typeof mib> }> {
+  const { runs, memory } = await runProcesses(doc, [warmXml, xml], 1, { ms: 3_600_000, count: 1, warmup: 1 }, true, env);
   const run = runs[0]!;
   return { ms: Math.round(run.times[0]!), cpuMs: Math.round(run.cpuMs), pages: run.pages, bytes: run.bytes, memory };
 }

@@ -102,6 +102,8 @@ export function figures(results: R, cores: number): Figure[] {
       add('raw around', `catalogue ${f2(cb.before)} s before, ${f2(cb.after)} s after the service's (the line above uses the mean)`);
       driftNote(cb, "raw Typst's catalogue time", "the service's run", 'catalogue');
     }
+    const t = c.rawTuned;
+    if (t) add('raw tuned', `raw Typst with the render processes' GLIBC_TUNABLES=${t.env.GLIBC_TUNABLES}, once after the run after: ${f2(t.seconds)} s, peak PSS ${t.pssMiB} MiB${t.serviceOf === undefined ? '' : `; the service ${f2(t.serviceOf)} × that`}`);
     add('catalogue mem', `peak PSS ${c.memory.pssMiB} MiB of the process tree (RSS sum ${c.memory.rssMiB}); raw Typst's process ${c.raw?.memory.pssMiB ?? '?'} MiB`, '≤ 600 MiB', judge(c.memory.pssMiB <= 600));
   }
   const c10 = results.catalogue10k as CatalogueResults | undefined;

@@ -17,13 +17,9 @@ export interface NodeCommand {
  *   buffers, which glibc allocates. A 1000-part fanout's merge step took 1.10 against 1.22 s
  *   (mean of eight alternated pairs, shorter in six). Conversions showed no difference (four
  *   pairs).
- * - The Typst render processes do not, though Typst allocates through glibc: raw Typst took 136
- *   faults per one-page sheet and 1.4–2.5 with it, and the benchmark's 1000-product catalogue
- *   5.3–5.9 s against 8.9 s with the same peak memory. But a process then holds memory in 2 MiB
- *   pages, and its floor (MemoryFloor) rose with the shared files it keeps:
- *   test/render-process-floor.test.ts saw it recycled in 3 runs of 6, and in 1 of 10 with each
- *   kept file counted at whole huge pages. The floor's accounting has to learn huge pages first.
- * - Not the server either: there the same setting cost more CPU per ticket in four alternated
+ * - The Typst render processes get it with glibc's mmap threshold fixed, or their memory floor
+ *   (MemoryFloor) rises with the files they keep (engines/typst/render-allocator.ts).
+ * - Not the server: there the same setting cost more CPU per ticket in four alternated
  *   pairs of four.
  * Where the kernel's huge pages are `always` or `never` (/sys/kernel/mm/transparent_hugepage/
  * enabled) it changes nothing.

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { PoolError, ProcessPool, type FloorRise, type PoolStats, type ProcessRef } from '../pool/index.js';
 import type { DiagnosticDetail, PreviewPage, RenderJob, RenderResult, WireJob } from './protocol.js';
+import { RENDER_PROCESS_TUNABLES } from './render-allocator.js';
 import { ResidentFiles } from './resident-files.js';
 
 /** Why a render failed: the template, the time limit, the memory ceiling or the process. */
@@ -130,7 +131,7 @@ export class TypstEngine {
       logger: opts.logger,
       command: () => ({
         args: [YOUNG_GENERATION, NO_PRETENURING, ONE_GC_THREAD, FREE_JOB_OBJECTS, ...(fromSource ? ['--import', 'tsx'] : []), childScript],
-        env: { HOME: home, XDG_CACHE_HOME: home, XDG_DATA_HOME: home, TYPST_PACKAGE_PATH: home, TYPST_PACKAGE_CACHE_PATH: home, HTTP_PROXY: proxy, HTTPS_PROXY: proxy, ALL_PROXY: proxy, NO_PROXY: '' },
+        env: { HOME: home, XDG_CACHE_HOME: home, XDG_DATA_HOME: home, TYPST_PACKAGE_PATH: home, TYPST_PACKAGE_CACHE_PATH: home, HTTP_PROXY: proxy, HTTPS_PROXY: proxy, ALL_PROXY: proxy, NO_PROXY: '', GLIBC_TUNABLES: RENDER_PROCESS_TUNABLES },
       }),
     });
   }
