@@ -12,7 +12,7 @@ export interface NodeCommand {
  * For an engine process's environment (GLIBC_TUNABLES): glibc's allocator asks the kernel for
  * transparent huge pages (`madvise`; glibc 2.35 and later; older ones and other C libraries
  * ignore it). A page a process touches for the first time is a page fault; on this project's
- * machines (virtual, 2 cores) one costs about 11 µs, and 2 MiB pages take a 512th of the faults.
+ * machines (virtual, 2 cores) one costs 11–14 µs, and 2 MiB pages take a 512th of the faults.
  * - The MuPDF processes get it: a merge receives and answers megabytes over IPC in Node.js
  *   buffers, which glibc allocates. A 1000-part fanout's merge step took 1.10 against 1.22 s
  *   (mean of eight alternated pairs, shorter in six). Conversions showed no difference (four

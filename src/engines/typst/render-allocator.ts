@@ -10,8 +10,9 @@ import { HUGE_PAGES_TUNABLE } from '../pool/index.js';
  *
  * With huge pages that matters: test/render-process-floor.test.ts (4 MiB files, kept from the
  * fourth job on) saw a process's floor rise 6–12 MiB per kept file and the process recycled in
- * 3 runs of 6 (and in 1 of 10 with each kept file counted at whole huge pages), against 0 of 16
- * with the threshold fixed at 1 MiB (or at glibc's own starting 128 KiB).
+ * 3 runs of 6 (and in 1 of 10 with each kept file counted at whole huge pages), against 0 of 30
+ * with the threshold fixed at 1 MiB, 10 of them beside a full CI run (0 of 8 at glibc's own
+ * starting 128 KiB).
  */
 const FIXED_MMAP_THRESHOLD = `glibc.malloc.mmap_threshold=${1024 * 1024}`;
 
