@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { descendants, renderProcesses } from './helpers/processes.js';
+import { processesRunning } from './helpers/processes.js';
 import { setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const noProc = existsSync('/proc/self/environ') ? false : 'needs /proc (Linux) to read a process environment';
 
-function commandLine(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return ''; // the process ended while we looked
-  }
-}
-
-/** The environment of each Typst render process (or `script` process) below this test process (which runs the server). */
-function renderProcessEnvs(script?: string): Map<string, string>[] {
-  const pids = script ? descendants(process.pid).filter((pid) => commandLine(pid).includes(script)) : renderProcesses();
-  return pids.flatMap((pid) => {
+/** The environment of each process running `script` below this test process (which runs the server). */
+function processEnvs(script: string): Map<string, string>[] {
+  return processesRunning(script).flatMap((pid) => {
     try {
       const vars = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
       return [new Map(vars.map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]))];
@@ -45,7 +36,7 @@ describe('the environment of a render process', () => {
   it('holds the package sandbox and the allocator setting, and nothing of the server', { skip: noProc }, async () => {
     const [id] = await submit(t, jobs, '<data><item><title>Environment</title></item></data>');
     assert.equal((await waitComplete(t, jobs, id!)).status, 'renderpdf.succeeded');
-    const envs = renderProcessEnvs();
+    const envs = processEnvs('typst-child');
     assert.ok(envs.length >= 1, 'no Typst render process found');
     for (const env of envs) {
       // Package downloads go to a dead proxy; package folders are an empty temporary folder.
@@ -62,7 +53,7 @@ describe('the environment of a render process', () => {
   it('of a convert process holds the allocator setting (huge pages), and nothing of the server', { skip: noProc }, async () => {
     const [id] = await submit(t, jobs, '<data><item><title>Environment</title></item></data>', { query: `convert=${encodeURIComponent('format=png;resolution=36')}` });
     assert.equal((await waitComplete(t, jobs, id!)).status, 'convert.succeeded');
-    const envs = renderProcessEnvs('mupdf-child');
+    const envs = processEnvs('mupdf-child');
     assert.ok(envs.length >= 1, 'no MuPDF process found');
     for (const env of envs) {
       assert.equal(env.get('GLIBC_TUNABLES'), 'glibc.malloc.hugetlb=1');

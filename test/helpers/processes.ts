@@ -20,13 +20,18 @@ export function descendants(pid: number): number[] {
   return out;
 }
 
-/** The Typst render processes below `pid` (the test process, which runs the server). */
-export function renderProcesses(pid = process.pid): number[] {
+/** The processes below `pid` (the test process, which runs the server) whose command line names `script`. */
+export function processesRunning(script: string, pid = process.pid): number[] {
   return descendants(pid).filter((p) => {
     try {
-      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('typst-child');
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(script);
     } catch {
       return false; // the process ended while we looked
     }
   });
+}
+
+/** The Typst render processes below `pid` (the test process, which runs the server). */
+export function renderProcesses(pid = process.pid): number[] {
+  return processesRunning('typst-child', pid);
 }
