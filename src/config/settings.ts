@@ -375,11 +375,11 @@ export class InvalidSettingsError extends Error {
  * set in the environment takes `derive(settings)` instead of its definition's fallback.
  */
 const derivedDefaults: { [K in keyof Settings]?: (settings: Settings) => Settings[K] } = {
-  // On PostgreSQL a row's file above ~2 KB is cut into TOAST chunks of its own, each a row and
-  // an index entry with its WAL: with files beside it, the bench sheet's 88 KB PDF in a file
-  // instead of its row cost PostgreSQL 0.5-1.3 ms less CPU a ticket (9 of 9 rounds, three
-  // alternated pairs) for 0.4 ms more of the service's. With S3 the row also saves a PUT and a
-  // GET, each a network round trip, so it keeps the SQLite limit (docs/blobs.md).
+  // PostgreSQL cuts a row's file above ~2 KB into TOAST chunks, each a row and an index entry
+  // with its WAL. With a file blob store, the bench sheet's 88 KB PDF in a file instead of its
+  // row cost PostgreSQL 0.5-1.3 ms less CPU a ticket (9 of 9 rounds, three alternated pairs)
+  // for 0.4 ms more of the service's. With S3 the row also saves a PUT and a GET, each a
+  // network round trip, so it keeps the SQLite limit (docs/blobs.md).
   inlineFileMaxBytes: (s) => (s.databaseUrl !== null && (s.blobUrl === null || parseBlobUrl(s.blobUrl).kind === 'file') ? 16 * 1024 : 128 * 1024),
 };
 
