@@ -204,6 +204,11 @@ export async function insertTicketStream(db: Kysely<Database>, batches: AsyncIte
  * 2.4 s of the service's main thread, this check 0.7 s, which is what any statement costs there).
  */
 export async function hasOpenParts(db: Kysely<Database>, aggregateId: string): Promise<boolean> {
-  const row = await db.selectFrom('tickets').select('id').where('aggregate_id', '=', aggregateId).where('complete', '=', 0).limit(1).executeTakeFirst();
-  return row !== undefined;
+  return (await openPart.execute(db, db, { aggregateId })).rows.length > 0;
 }
+
+// Compiled once: building the query took more of the main thread than SQLite running it (a
+// 1000-part fanout's profile: 0.11 ms a part, 0.04 ms of it in Kysely's compiler).
+const openPart = new Prepared<{ aggregateId: string }, { id: string }>((db, v) =>
+  db.selectFrom('tickets').select('id').where('aggregate_id', '=', v.aggregateId).where('complete', '=', 0).limit(1),
+);
