@@ -88,9 +88,10 @@ export class MupdfEngine {
   /**
    * Starts a MuPDF process when none runs, ahead of a merge known to come (a part of a fanout
    * with aggregate is rendering). A process merges two blank pages before it says it is ready
-   * (mupdf-child.ts): a fresh process took 0.89 s for the merge of 1000 one-page parts, a
-   * warmed one 0.42–0.45 s. A merge asked for meanwhile waits for this process; a second one
-   * would compete with it for the same cores and stay resident.
+   * (mupdf-child.ts). A merge then does not wait for MuPDF to load (0.18–0.20 s); the first
+   * merge of 1000 one-page parts in a process still took 0.55–0.57 s, the next 0.30–0.34 s
+   * (docs/fanout.md). A merge asked for meanwhile waits for this process; a second one would
+   * compete with it for the same cores and stay resident.
    */
   warm(): void {
     this.pool.prestart();
