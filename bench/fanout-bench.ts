@@ -9,7 +9,7 @@ import { bracket, mean, type Bracket } from './sheet-bench.js';
 
 /**
  * A 1000-part fanout with aggregate, end to end: submit, render every part (bench/templates/
- * part.typ), merge. Beside it, raw Typst's time for the same parts on as many processes, right
+ * part.typ), merge; on a server that has run a fanout of 10 × cores parts first. Beside it, raw Typst's time for the same parts on as many processes, right
  * before and right after the service's run (averaged, as the `pdf` section does). And where the
  * CPU went meanwhile: the service's process, its render processes and its MuPDF process, since
  * on a busy machine every process's CPU comes out of the same cores.
