@@ -156,6 +156,8 @@ export function figures(results: R, cores: number): Figure[] {
     // Results of a version without the CPU series have no such figure.
     const cpu = soak.series.map((p) => p.serverCpuMsPerTicket as number | undefined).filter((x) => x !== undefined);
     if (cpu.length) add('soak CPU', `service process, ms per ticket of each wave: ${cpu.map(f2).join(' ')}`);
+    const render = soak.series.map((p) => p.renderCpuMsPerTicket as number | undefined).filter((x) => x !== undefined);
+    if (render.length) add('soak render', `render processes, ms per ticket of each wave: ${render.map(f2).join(' ')}`);
   }
 
   const pptx = results.pptx as { msPerDeck: number; cpuMsPerDeck: number } | undefined;
