@@ -10,10 +10,11 @@ import { bracket, mean, type Bracket } from './sheet-bench.js';
 /**
  * A 1000-part fanout with aggregate, end to end: one synchronous request that submits, renders
  * every part (bench/templates/part.typ), merges and answers with the merged PDF; on a server
- * that has run a fanout of 10 × cores parts first. Beside it, raw Typst's time for the same parts on as many processes, right
- * before and right after the service's run (averaged, as the `pdf` section does). And where the
- * CPU went meanwhile: the service's process, its render processes and its MuPDF process, since
- * on a busy machine every process's CPU comes out of the same cores.
+ * that has run a fanout of 10 × cores parts first. Beside it, raw Typst's time for the same
+ * parts on as many processes, right before and right after the service's run (averaged, as the
+ * `pdf` section does). And where the CPU went meanwhile: the service's process, its render
+ * processes and its MuPDF process, since on a busy machine every process's CPU comes out of the
+ * same cores.
  */
 export interface FanoutResults {
   /** Parts stored for the aggregate. */
@@ -128,8 +129,8 @@ async function serviceRun(cores: number, parts: number): Promise<Omit<FanoutResu
 }
 
 /**
- * Where the seconds went, from the service's own records (SQLite file, read-only): when the
- * first and the last part finished, and how long the aggregate's merge step ran; how many parts it has.
+ * Where the seconds went, from the service's own records (SQLite file, read-only): how many
+ * parts the aggregate has, when the first and the last finished, and how long its merge ran.
  */
 function phases(data: string, aggregate: string, startedAt: number): { parts: number; phases: Record<string, number> } {
   const db = new SQLite(join(data, 'pressroom.db'), { readonly: true });

@@ -1,8 +1,9 @@
 // Section `soak` (not in the default run): 20 000 asynchronous data sheets in waves of 1000 on
-// one service process; after each wave has completed, the PSS of the whole process tree and the
-// CPU per ticket over that wave of the service process and of its render processes. The service does not leak when the last
-// figure is within 10 % of the figure at 2000 tickets. The CPU shows a long-running server's,
-// which the `pdf` section's 600 tickets on a fresh one do not (V8 settles over thousands).
+// one service process; after each wave has completed, the PSS of the whole process tree, and
+// the CPU per ticket over that wave of the service process and of its render processes. The
+// service does not leak when the last figure is within 10 % of the figure at 2000 tickets. The
+// CPU shows a long-running server's, which the `pdf` section's 600 tickets on a fresh one do not
+// (V8 settles over thousands).
 import { sheetZip } from './documents.js';
 import { submitAll } from './api.js';
 import { cpuSince, mib, treeCpu, treeMemory } from './procfs.js';
