@@ -148,7 +148,7 @@ export async function openContext(settings: Settings, opts: ContextParts): Promi
   const blobs = countBlobErrors(await openBlobStore(settings), metrics);
   const now = opts.now ?? Date.now;
   const tokens = await TokenService.create(settings, db, now);
-  const notifier = await createNotifier(db, logger);
+  const notifier = await createNotifier(db, logger, settings.databaseSchema);
   const transformer = opts.transformer(logger);
   const readMostly = new ReadMostlyCache(db.kysely, notifier, now, db.othersCommitted);
   return {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import pino from 'pino';
+import { createNotifier, eventChannel, openDb } from '../src/store/index.js';
 import { setupProject, submit, waitComplete } from './helpers/project.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { testDatabaseUrl } from './helpers/stores.js';
@@ -30,7 +32,7 @@ if (!url) {
       ({ jobs } = await setupProject(t));
       await listener.connect();
       listener.on('notification', (m) => heard.push(m.payload ?? ''));
-      await listener.query('LISTEN pressroom_events');
+      await listener.query(`LISTEN ${eventChannel(t.settings.databaseSchema)}`);
     });
     after(async () => {
       await listener.end();
@@ -51,6 +53,31 @@ if (!url) {
       // announced, that would be here before the synchronous ticket's.
       await until(`done:${waited} from PostgreSQL`, () => heard.some((p) => p.endsWith(`|done:${waited}`)));
       assert.deepEqual(heard.filter((p) => p.endsWith(`|done:${queued}`)), [], 'an asynchronous ticket is not announced');
+    });
+
+    it("hears its own schema's processes and not those of another schema of the database", async () => {
+      // Two more processes as far as PostgreSQL is concerned, on one more pool: one in the
+      // server's schema, one in another (another deployment, another test run) whose name is as
+      // long as a schema's can be, so its channel's name is shortened.
+      const db = openDb(t.settings);
+      const logger = pino({ level: 'silent' });
+      const sameSchema = await createNotifier(db, logger, t.settings.databaseSchema);
+      const longName = `${t.settings.databaseSchema}_`.padEnd(63, 'o');
+      const otherSchema = await createNotifier(db, logger, longName);
+      const seen: string[] = [];
+      const unsubscribe = t.server.ctx.notifier.subscribe((event) => seen.push(event));
+      try {
+        for (let i = 0; i < 20; i++) await otherSchema.publish(`other-schema-${i}`);
+        await sameSchema.publish('same-schema');
+        // NOTIFYs reach a listener in the order they committed: had the server been listening
+        // to the other schema's channel, its events would all be here before this one.
+        await until('the event of a process in the same schema', () => seen.includes('same-schema'));
+        assert.deepEqual(seen.filter((e) => e.startsWith('other-schema-')), []);
+      } finally {
+        unsubscribe();
+        await Promise.all([sameSchema.close(), otherSchema.close()]);
+        await db.close();
+      }
     });
   });
 }

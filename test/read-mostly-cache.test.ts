@@ -135,7 +135,7 @@ describeEachStore('projects and repository answers remembered between changes', 
       // A second connection and notifier on the same database: another process, as far as
       // PostgreSQL is concerned. Its clock stands still, so only the announcement can refresh it.
       const otherDb = openDb(t.settings);
-      const otherNotifier = await createNotifier(otherDb, pino({ level: 'silent' }));
+      const otherNotifier = await createNotifier(otherDb, pino({ level: 'silent' }), t.settings.databaseSchema);
       const other = new ReadMostlyCache(otherDb.kysely, otherNotifier, () => 1_800_000_000_000);
       try {
         const path = `${P}/master-documents/elsewhere.typ`;

@@ -1,5 +1,5 @@
 export { openDb, migrate, ping, type Db, type Dialect } from './db.js';
-export { createNotifier, type Notifier } from './notifier.js';
+export { createNotifier, eventChannel, type Notifier } from './notifier.js';
 export type { Database } from './schema.js';
 export * as meta from './meta.js';
 export * as users from './users.js';
