@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../src/errors.js';
 import { tickets } from '../src/store/index.js';
 import { until } from './helpers/chaos.js';
@@ -29,9 +30,11 @@ describeEachStore('a handed-over ticket renders while intake stores it', (kind) 
 
   /**
    * Holds every input write until its ticket's PDF is written, then runs `finish` in its place.
-   * Returns the ticket ids seen, and a function that puts the store back.
+   * Returns the ticket ids seen, those whose PDF never came (a ticket not handed over renders
+   * only once its input is stored, so the hold gives up after a while rather than hang the
+   * test), and a function that puts the store back.
    */
-  function holdInputs(finish: (write: () => Promise<number>) => Promise<number>): { seen: string[]; pdfKeys: string[]; restore: () => void } {
+  function holdInputs(finish: (write: () => Promise<number>) => Promise<number>): { seen: string[]; pdfKeys: string[]; notRendered: string[]; restore: () => void } {
     const blobs = t.server.ctx.blobs;
     const put = blobs.putUnreferenced;
     const released = new Map<string, { promise: Promise<void>; release: () => void }>();
@@ -47,11 +50,14 @@ describeEachStore('a handed-over ticket renders while intake stores it', (kind) 
     };
     const seen: string[] = [];
     const pdfKeys: string[] = [];
+    const notRendered: string[] = [];
     blobs.putUnreferenced = async (key, data) => {
       const input = /^jobs\/acme\/shop\/([^/]+)\.input$/.exec(key);
       if (input) {
-        seen.push(input[1]!);
-        await gate(input[1]!).promise;
+        const id = input[1]!;
+        seen.push(id);
+        const rendered = await Promise.race([gate(id).promise.then(() => true), sleep(30_000, false, { ref: false })]);
+        if (!rendered) notRendered.push(id);
         return finish(() => put(key, data));
       }
       const written = await put(key, data);
@@ -62,7 +68,7 @@ describeEachStore('a handed-over ticket renders while intake stores it', (kind) 
       }
       return written;
     };
-    return { seen, pdfKeys, restore: () => (blobs.putUnreferenced = put) };
+    return { seen, pdfKeys, notRendered, restore: () => (blobs.putUnreferenced = put) };
   }
 
   /** Waits until the idle worker would take a ticket straight from intake. */
@@ -93,6 +99,7 @@ describeEachStore('a handed-over ticket renders while intake stores it', (kind) 
       assert.equal(res.status, 200, res.status === 200 ? '' : await res.text());
       assert.match((await pdfText(Buffer.from(await res.arrayBuffer()))).join(''), /Rendered before it was stored/);
       assert.equal(held.seen.length, 1);
+      assert.deepEqual(held.notRendered, [], 'rendered from the body before intake had stored the ticket');
       const row = await tickets.findTicket(t.server.ctx.db.kysely, held.seen[0]!);
       assert.equal(row?.status, 'renderpdf.succeeded');
       // Committed by the step that rendered it, not by a second attempt after a lost lease.
@@ -112,6 +119,7 @@ describeEachStore('a handed-over ticket renders while intake stores it', (kind) 
       assert.equal(res.status, 503);
       assert.match(((await res.json()) as { message: string }).message, /blob store unavailable: the test holds the disk/);
       assert.equal(held.seen.length, 1);
+      assert.deepEqual(held.notRendered, [], 'rendered from the body before intake had stored the ticket');
       assert.equal(held.pdfKeys.length, 1, 'the step rendered before the store failed');
       assert.equal(await tickets.findTicket(t.server.ctx.db.kysely, held.seen[0]!), undefined);
       await until('the dropped step to remove its PDF', async () => (await t.server.ctx.blobs.get(held.pdfKeys[0]!)) === undefined, 30_000);
