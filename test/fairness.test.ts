@@ -34,7 +34,8 @@ describeEachStore('fair priority, parallel limits and quotas', (kind) => {
     assert.ok(backlog > 100, `A has a backlog (${backlog})`);
     const bIds: string[] = [];
     for (let i = 0; i < 5; i++) bIds.push(...(await submit(t, b, doc, { project: 'b' })));
-    for (const id of bIds) await waitComplete(t, b, id, 60_000, 'acme', 'b');
+    // No time limit of its own: the assertion is how much of A's backlog ran first, not how fast.
+    for (const id of bIds) await waitComplete(t, b, id, undefined, 'acme', 'b');
     const doneOfA = backlog - (await openCount('a'));
     assert.ok(doneOfA < backlog / 2, `B finished after ${doneOfA} of A's ${backlog} queued tickets`);
     while ((await openCount('a')) > 0) await new Promise((r) => setTimeout(r, 100));
@@ -73,7 +74,7 @@ describeEachStore('fair priority, parallel limits and quotas', (kind) => {
     const priorityOf = async (id: string) => (await db.selectFrom('tickets').select('priority').where('id', '=', id).executeTakeFirstOrThrow()).priority;
     assert.equal(await priorityOf(flooded!), PRIORITY_COUNT_MAX);
     assert.ok((await priorityOf(quiet!)) >= before && (await priorityOf(quiet!)) <= 10, `project b's priority counts its few recent tickets: ${await priorityOf(quiet!)} (${before} seen)`);
-    assert.equal((await waitComplete(t, r, flooded!, 60_000, 'acme', 'r')).status, 'renderpdf.succeeded');
+    assert.equal((await waitComplete(t, r, flooded!, undefined, 'acme', 'r')).status, 'renderpdf.succeeded');
   });
 
   it('answers 402 once the monthly quota is used, storing nothing', async () => {
